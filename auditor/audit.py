@@ -1,0 +1,757 @@
+"""Replaying a hand or a match and finding every breach (the product's core job).
+
+``audit_game`` never raises on a bad record: malformed fields reject it (the
+report's ``rejections`` name them), and every rule broken in a readable record is
+a finding. After a breach the replay carries on with the cards as recorded, so
+later findings are still found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from auditor.bidding import replay_bidding
+from auditor.codes import CODES
+from auditor.reading import (
+    PROTO_SUITS,
+    TOKEN_KINDS,
+    ReadHand,
+    ReadTrick,
+    Violation,
+    read_game,
+    resolve_ruleset,
+)
+from chaodipi.v1 import audit_pb2, records_pb2
+from engine.cards import KINDS, RANK_LETTERS, card_token, label_cards, points_of
+from engine.follow import check_follow
+from engine.lead import check_lead, check_throw, lead_units
+from engine.level import LevelResult, level_result, next_dealer
+from engine.order import SUIT_NAMES, TrumpContext, trump_context
+from engine.ruleset import Outcome, Ruleset
+from engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus, penalty_effect
+from engine.trick import trick_winner
+from engine.units import Unit
+
+Phase = audit_pb2.Phase
+OUTCOMES = {
+    Outcome.DEALER_UP: records_pb2.OUTCOME_DEALER_UP,
+    Outcome.SWAP: records_pb2.OUTCOME_SWAP,
+    Outcome.DEFENDERS_UP: records_pb2.OUTCOME_DEFENDERS_UP,
+    Outcome.DEALER_WINS_MATCH: records_pb2.OUTCOME_DEALER_WINS_MATCH,
+}
+
+
+def tokens(kinds: Sequence[int]) -> list[str]:
+    return [card_token(k) for k in kinds]
+
+
+def _counts(kinds: Sequence[int]) -> list[int]:
+    counts = [0] * KINDS
+    for k in kinds:
+        counts[k] += 1
+    return counts
+
+
+def describe_result(result: records_pb2.LevelResult) -> str:
+    """``D+2``, ``swap``, ``A+1``, ``dealer wins the match`` for messages and summaries."""
+    outcome = result.outcome
+    if outcome == records_pb2.OUTCOME_DEALER_UP:
+        return f"D+{result.levels}"
+    if outcome == records_pb2.OUTCOME_SWAP:
+        return "swap"
+    if outcome == records_pb2.OUTCOME_DEFENDERS_UP:
+        return f"A+{result.levels}"
+    if outcome == records_pb2.OUTCOME_DEALER_WINS_MATCH:
+        return "dealer side wins the match"
+    if outcome == records_pb2.OUTCOME_DEFENDERS_WIN_MATCH:
+        return "defenders win the match"
+    return "unset"
+
+
+class HandReplay:
+    """One hand replayed step by step; ``findings`` grows as it goes."""
+
+    def __init__(self, read: ReadHand, *, steps: bool = False, hand_index: int | None = None):
+        self.read = read
+        self.ruleset: Ruleset = read.ruleset
+        self.hand_index = hand_index
+        self.want_steps = steps
+        self.findings: list[audit_pb2.Finding] = []
+        self.steps: list[audit_pb2.StepState] = []
+        self.hands = [_counts(h) for h in read.hands]
+        self.kitty = list(read.kitty)
+        self.computed = audit_pb2.Computed()
+        self.defenders_points = 0
+        self.ctx: TrumpContext | None = None
+        self.current: list[tuple[int, list[int]]] = []
+        self.trick_index: int | None = None
+        self.play_index: int | None = None
+        self._reported = 0
+
+    # -- findings -------------------------------------------------------------------------
+
+    def find(
+        self,
+        code: str,
+        message: str,
+        phase: audit_pb2.Phase.ValueType,
+        *,
+        seat: int | None = None,
+        trick: int | None = None,
+        play: int | None = None,
+        bid_index: int | None = None,
+        exchange_index: int | None = None,
+        expected: str = "",
+        recorded: str = "",
+        severity: audit_pb2.Severity.ValueType | None = None,
+    ) -> audit_pb2.Finding:
+        info = CODES[code]
+        finding = audit_pb2.Finding(
+            code=code,
+            severity=info.severity if severity is None else severity,
+            message=message,
+            rule_id=info.rule,
+        )
+        pos = finding.position
+        pos.phase = phase
+        for name, value in (
+            ("seat", seat), ("trick", trick), ("play", play), ("bid_index", bid_index),
+            ("exchange_index", exchange_index), ("hand_index", self.hand_index),
+        ):
+            if value is not None:
+                setattr(pos, name, value)
+        finding.evidence.expected = expected
+        finding.evidence.recorded = recorded
+        self.findings.append(finding)
+        return finding
+
+    def snapshot(self, phase: audit_pb2.Phase.ValueType) -> None:
+        """Record the state after a step, with the findings made at that step."""
+        if not self.want_steps:
+            return
+        state = audit_pb2.StepState(index=len(self.steps), phase=phase)
+        if self.trick_index is not None:
+            state.trick = self.trick_index
+        if self.play_index is not None:
+            state.play = self.play_index
+        for counts in self.hands:
+            state.hands.add().cards.extend(
+                card_token(k) for k in self._sorted_kinds(counts)
+            )
+        for seat, cards in self.current:
+            state.current_trick.add(seat=seat, cards=tokens(cards))
+        state.defenders_points_so_far = self.defenders_points
+        state.kitty.extend(tokens(self.kitty))
+        state.trump.CopyFrom(self.computed.trump)
+        state.finding_indexes.extend(range(self._reported, len(self.findings)))
+        self._reported = len(self.findings)
+        self.steps.append(state)
+
+    def _sorted_kinds(self, counts: Sequence[int]) -> list[int]:
+        kinds = [k for k in range(KINDS) for _ in range(counts[k])]
+        if self.ctx is not None:
+            ctx = self.ctx
+            kinds.sort(key=lambda k: (ctx.suit[k], ctx.step[k], k))
+        return kinds
+
+    # -- the replay -----------------------------------------------------------------------
+
+    def run(self) -> audit_pb2.AuditReport:
+        self.check_deal()
+        self.snapshot(Phase.PHASE_DEAL)
+        outcome = replay_bidding(self)
+        if outcome is None:
+            return self.report()
+        self.computed.trump.level = RANK_LETTERS[outcome.level]
+        self.computed.trump.suit = (
+            records_pb2.SUIT_NO_TRUMP if outcome.trump is None else PROTO_SUITS[outcome.trump]
+        )
+        self.computed.dealer = outcome.dealer
+        self.computed.overcall_count = outcome.overcalls
+        self.ctx = trump_context(self.ruleset, outcome.level, outcome.trump)
+        self.dealer = outcome.dealer
+        self.play_tricks()
+        self.score()
+        return self.report()
+
+    def check_deal(self) -> None:
+        rs = self.ruleset
+        dealt = [c for counts in self.hands for c in range(KINDS) for _ in range(counts[c])]
+        counts = _counts(dealt + self.kitty)
+        extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
+        missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
+        if extra or missing:
+            parts = []
+            if extra:
+                parts.append(f"extra {label_cards(extra)}")
+            if missing:
+                parts.append(f"missing {label_cards(missing)}")
+            self.find(
+                "DEAL_INVALID",
+                f"the deal is not {rs.decks} whole decks: " + "; ".join(parts),
+                Phase.PHASE_DEAL,
+                expected=f"{rs.decks} copies of each of the 54 cards",
+                recorded=" ".join(parts),
+            )
+        for seat, hand in enumerate(self.hands):
+            size = sum(hand)
+            if size != rs.hand_size:
+                self.find(
+                    "DEAL_INVALID",
+                    f"seat {seat} was dealt {size} cards; {rs.id} deals {rs.hand_size}",
+                    Phase.PHASE_DEAL, seat=seat,
+                    expected=str(rs.hand_size), recorded=str(size),
+                )
+        if len(self.kitty) != rs.kitty_size:
+            self.find(
+                "DEAL_INVALID",
+                f"the kitty holds {len(self.kitty)} cards; {rs.id} keeps {rs.kitty_size}",
+                Phase.PHASE_DEAL,
+                expected=str(rs.kitty_size), recorded=str(len(self.kitty)),
+            )
+
+    def take(self, seat: int, cards: Sequence[int], phase: audit_pb2.Phase.ValueType,
+             what: str, **where: int | None) -> None:
+        """Remove cards from a hand; cards it does not hold are a finding and are skipped."""
+        hand = self.hands[seat]
+        absent: list[int] = []
+        for k in cards:
+            if hand[k]:
+                hand[k] -= 1
+            else:
+                absent.append(k)
+        if absent:
+            self.find(
+                "CARD_NOT_IN_HAND",
+                f"seat {seat} {what} {label_cards(absent)} without holding "
+                + ("it" if len(absent) == 1 else "them"),
+                phase, seat=seat, recorded=" ".join(tokens(absent)), **where,
+            )
+
+    def holds(self, seat: int, cards: Sequence[int]) -> list[int]:
+        """The cards of ``cards`` that the seat does not hold (copies counted)."""
+        need = _counts(cards)
+        hand = self.hands[seat]
+        return [k for k in range(KINDS) for _ in range(max(need[k] - hand[k], 0))]
+
+    def play_tricks(self) -> None:
+        assert self.ctx is not None
+        ctx, rs = self.ctx, self.ruleset
+        expected_leader = self.dealer
+        tricks = self.read.tricks
+        results = self.computed.tricks
+        for t, trick in enumerate(tricks):
+            self.trick_index, self.play_index = t, None
+            self.current = []
+            leader = trick.leader
+            if leader != expected_leader:
+                self.find(
+                    "OUT_OF_TURN",
+                    f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
+                    + ("deals and leads the first trick" if t == 0 else "won the last trick"),
+                    Phase.PHASE_PLAY, seat=leader, trick=t, play=0,
+                    expected=str(expected_leader), recorded=str(leader),
+                )
+            result = results.add(leader=leader)
+            self.play_trick(t, trick, result, ctx, rs)
+            expected_leader = result.winner
+        self.trick_index = self.play_index = None
+
+    def play_trick(
+        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
+        ctx: TrumpContext, rs: Ruleset,
+    ) -> None:
+        plays = trick.plays
+        leader = trick.leader
+        for p, play in enumerate(plays):
+            if play.seat != (leader + p) % 4:
+                self.find(
+                    "OUT_OF_TURN",
+                    f"play {p + 1} of trick {t + 1} was made by seat {play.seat}; "
+                    f"seat {(leader + p) % 4} was to play",
+                    Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                    expected=str((leader + p) % 4), recorded=str(play.seat),
+                )
+        if len(plays) != 4:
+            self.find(
+                "WRONG_CARD_COUNT",
+                f"trick {t + 1} has {len(plays)} plays; every seat plays once",
+                Phase.PHASE_PLAY, trick=t, expected="4", recorded=str(len(plays)),
+            )
+        lead = plays[0]
+        before = [list(h) for h in self.hands]
+        units, mixed = self.check_lead_play(t, trick, result, ctx, rs, before)
+        self.play_index = 0
+        self.take(lead.seat, lead.cards, Phase.PHASE_PLAY, "led", trick=t, play=0)
+        self.current.append((lead.seat, lead.cards))
+        self.snapshot(Phase.PHASE_PLAY)
+        size = len(lead.cards)
+        for p, play in enumerate(plays[1:], start=1):
+            self.play_index = p
+            absent = self.holds(play.seat, play.cards)
+            if len(play.cards) != size:
+                self.find(
+                    "WRONG_CARD_COUNT",
+                    f"seat {play.seat} played {len(play.cards)} cards to a lead of {size}",
+                    Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                    expected=str(size), recorded=str(len(play.cards)),
+                )
+            elif not absent and not mixed:
+                problem = check_follow(ctx, units, self.hands[play.seat], play.cards)
+                if problem is not None:
+                    finding = self.find(
+                        problem.code, f"seat {play.seat} {problem.message}",
+                        Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                        recorded=" ".join(tokens(play.cards)),
+                    )
+                    finding.evidence.legal_alternative.extend(tokens(problem.alternative))
+            self.take(play.seat, play.cards, Phase.PHASE_PLAY, "played", trick=t, play=p)
+            self.current.append((play.seat, play.cards))
+            self.snapshot(Phase.PHASE_PLAY)
+        self.finish_trick(t, trick, result, units, mixed, ctx)
+
+    def check_lead_play(
+        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
+        ctx: TrumpContext, rs: Ruleset, before: list[list[int]],
+    ) -> tuple[tuple[Unit, ...], bool]:
+        """Check the lead (and a throw) and return the units the follows answer."""
+        lead = trick.plays[0]
+        seat = lead.seat
+        attempt = lead.attempted or lead.cards
+        problem = check_lead(ctx, attempt, trick.declared_split)
+        if problem is not None:
+            self.find(
+                "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "UNSUPPORTED",
+                f"seat {seat} {problem.message}",
+                Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                recorded=" ".join(tokens(attempt)),
+            )
+            return (), True
+        if lead.attempted:
+            absent = self.holds(seat, lead.attempted)
+            if absent:
+                self.find(
+                    "CARD_NOT_IN_HAND",
+                    f"seat {seat} tried to throw {label_cards(absent)} without holding it",
+                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    recorded=" ".join(tokens(absent)),
+                )
+        verdict = check_throw(ctx, rs, seat, attempt, before, trick.declared_split)
+        result.throw_attempted = verdict.is_throw
+        result.throw_stood = verdict.is_throw and verdict.stands and not lead.attempted
+        if verdict.is_throw and not verdict.stands:
+            assert verdict.forced is not None
+            result.forced_unit.extend(tokens(verdict.forced.cards()))
+            on_dealer_side = seat % 2 == self.dealer % 2
+            result.penalty = penalty_effect(verdict.penalty, on_dealer_side)
+        if lead.attempted:
+            played = sorted(lead.cards)
+            if not verdict.is_throw or verdict.stands:
+                self.find(
+                    "THROW_ENFORCED_WRONGLY",
+                    f"the table forced seat {seat}'s throw of {label_cards(attempt)}, "
+                    f"but it stood: {verdict.message}",
+                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    expected=" ".join(tokens(attempt)), recorded=" ".join(tokens(lead.cards)),
+                )
+            elif verdict.forced is not None and sorted(verdict.forced.cards()) != played:
+                finding = self.find(
+                    "THROW_ENFORCED_WRONGLY",
+                    f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
+                    f"the rule forces {verdict.forced.label()}",
+                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    expected=" ".join(tokens(verdict.forced.cards())),
+                    recorded=" ".join(tokens(lead.cards)),
+                )
+                self.add_beats(finding, verdict)
+            return lead_units(ctx, lead.cards), False
+        if verdict.is_throw and not verdict.stands:
+            assert verdict.forced is not None
+            finding = self.find(
+                "THROW_NOT_ENFORCED",
+                f"{verdict.message}; the throw was let stand"
+                + (f" and a penalty of {verdict.penalty} was due" if verdict.penalty else ""),
+                Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                expected=" ".join(tokens(verdict.forced.cards())),
+                recorded=" ".join(tokens(lead.cards)),
+            )
+            self.add_beats(finding, verdict)
+            finding.evidence.details["penalty_due"] = str(verdict.penalty)
+        return verdict.units, False
+
+    @staticmethod
+    def add_beats(finding: audit_pb2.Finding, verdict: object) -> None:
+        evidence = finding.evidence
+        forced = getattr(verdict, "forced", None)
+        if forced is not None:
+            evidence.forced_unit.extend(tokens(forced.cards()))
+        for beat in getattr(verdict, "beaten", ()):
+            evidence.beaten_by.add(
+                seat=beat.seat, cards=tokens(beat.by.cards()), unit=tokens(beat.unit.cards())
+            )
+
+    def finish_trick(
+        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
+        units: tuple[Unit, ...], mixed: bool, ctx: TrumpContext,
+    ) -> None:
+        plays = trick.plays
+        claim = trick.claim
+        if mixed:
+            # No follow can match a lead that has no legal shape; the claim (if any) decides.
+            index = 0
+            if claim is not None and claim.HasField("winner"):
+                index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
+        else:
+            index = trick_winner(ctx, units, [p.cards for p in plays])
+        winner = plays[index].seat
+        points = sum(points_of(p.cards) for p in plays)
+        result.winner = winner
+        result.points = points
+        if winner % 2 != self.dealer % 2:
+            self.defenders_points += points
+        self.defenders_points += result.penalty
+        self.play_index = None
+        if claim is not None:
+            if claim.HasField("winner") and claim.winner != winner:
+                self.find(
+                    "TRICK_WINNER_MISMATCH",
+                    f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
+                    f"with {label_cards(plays[index].cards)}",
+                    Phase.PHASE_PLAY, trick=t, seat=claim.winner,
+                    expected=str(winner), recorded=str(claim.winner),
+                )
+            if claim.HasField("points") and claim.points != points:
+                self.find(
+                    "TRICK_POINTS_MISMATCH",
+                    f"trick {t + 1} holds {points} points; {claim.points} were claimed",
+                    Phase.PHASE_PLAY, trick=t,
+                    expected=str(points), recorded=str(claim.points),
+                )
+            due = abs(result.penalty)
+            if claim.HasField("penalty") and claim.penalty != due:
+                self.find(
+                    "PENALTY_MISMATCH",
+                    f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",
+                    Phase.PHASE_PLAY, trick=t, seat=trick.leader,
+                    expected=str(due), recorded=str(claim.penalty),
+                )
+        self.current = []
+        self.snapshot(Phase.PHASE_PLAY)
+
+    def score(self) -> None:
+        rs, computed = self.ruleset, self.computed
+        leftover = [(s, sum(h)) for s, h in enumerate(self.hands) if sum(h)]
+        tricks = self.read.tricks
+        if leftover or not tricks:
+            held = ", ".join(f"seat {s} {n}" for s, n in leftover) or "no tricks"
+            self.find(
+                "RECORD_INCOMPLETE",
+                f"the hand is not played out ({held} cards left); kitty, score and level "
+                "are not checked",
+                Phase.PHASE_SCORING,
+            )
+            self.snapshot(Phase.PHASE_SCORING)
+            return
+        last = computed.tricks[-1]
+        computed.kitty_points = points_of(self.kitty)
+        computed.penalties_total = sum(r.penalty for r in computed.tricks)
+        if last.winner % 2 != self.dealer % 2:
+            ctx = self.ctx
+            assert ctx is not None
+            # After a failed throw the forced unit is the lead format (R-KITTY).
+            lead = list(last.forced_unit) or [card_token(k) for k in tricks[-1].plays[0].cards]
+            units = lead_units(ctx, [TOKEN_KINDS[c] for c in lead])
+            multiplier = kitty_multiplier(rs, units, throw_stood=last.throw_stood)
+            computed.kitty_multiplier = multiplier
+            computed.kitty_bonus = kitty_bonus(rs, self.kitty, multiplier)
+            extra = last_trick_bonus(rs, [k for p in tricks[-1].plays for k in p.cards])
+            self.defenders_points += computed.kitty_bonus + extra
+        computed.defenders_points = self.defenders_points
+        levels = self.read.team_levels
+        dealer_team = self.dealer % 2
+        level = level_result(
+            rs, self.defenders_points, levels[dealer_team], levels[1 - dealer_team]
+        )
+        self.fill_level(computed.level_result, level)
+        nxt = next_dealer(rs, self.dealer, level)
+        if nxt is not None:
+            computed.next_dealer = nxt
+        computed.next_dealer_team = dealer_team if level.dealer_keeps_deal else 1 - dealer_team
+        self.check_hand_claim()
+        self.snapshot(Phase.PHASE_SCORING)
+
+    @staticmethod
+    def fill_level(message: records_pb2.LevelResult, level: LevelResult) -> None:
+        if level.match_winner == "defenders":
+            message.outcome = records_pb2.OUTCOME_DEFENDERS_WIN_MATCH
+        elif level.match_winner == "dealer":
+            message.outcome = records_pb2.OUTCOME_DEALER_WINS_MATCH
+        else:
+            message.outcome = OUTCOMES[level.outcome]
+        message.levels = level.levels
+        if level.match_winner is None:
+            message.dealer_team_level_after = RANK_LETTERS[level.dealer_team_level]
+            message.defender_team_level_after = RANK_LETTERS[level.defender_team_level]
+
+    def check_hand_claim(self) -> None:
+        claim = self.read.claim
+        if claim is None:
+            return
+        computed = self.computed
+        if claim.HasField("kitty_multiplier") and claim.kitty_multiplier != computed.kitty_multiplier:
+            self.find(
+                "KITTY_MISMATCH",
+                f"the kitty multiplier is ×{computed.kitty_multiplier}; "
+                f"×{claim.kitty_multiplier} was claimed",
+                Phase.PHASE_SCORING,
+                expected=str(computed.kitty_multiplier), recorded=str(claim.kitty_multiplier),
+            )
+        if claim.HasField("kitty_bonus") and claim.kitty_bonus != computed.kitty_bonus:
+            self.find(
+                "KITTY_MISMATCH",
+                f"the kitty bonus is {computed.kitty_bonus} ({computed.kitty_points} points × "
+                f"{computed.kitty_multiplier}); {claim.kitty_bonus} was claimed",
+                Phase.PHASE_SCORING,
+                expected=str(computed.kitty_bonus), recorded=str(claim.kitty_bonus),
+            )
+        if claim.HasField("defenders_points") and claim.defenders_points != computed.defenders_points:
+            self.find(
+                "SCORE_MISMATCH",
+                f"the defenders took {computed.defenders_points} points; "
+                f"{claim.defenders_points} were claimed",
+                Phase.PHASE_SCORING,
+                expected=str(computed.defenders_points), recorded=str(claim.defenders_points),
+            )
+        if claim.HasField("level_result"):
+            want, got = computed.level_result, claim.level_result
+            if (want.outcome, want.levels) != (got.outcome, got.levels) or (
+                got.dealer_team_level_after
+                and got.dealer_team_level_after != want.dealer_team_level_after
+            ) or (
+                got.defender_team_level_after
+                and got.defender_team_level_after != want.defender_team_level_after
+            ):
+                self.find(
+                    "LEVEL_MISMATCH",
+                    f"{computed.defenders_points} points give {describe_result(want)}"
+                    f"{_levels_after(want)}; {describe_result(got)}{_levels_after(got)} "
+                    "was claimed",
+                    Phase.PHASE_SCORING,
+                    expected=describe_result(want), recorded=describe_result(got),
+                )
+        if claim.HasField("next_dealer") and computed.HasField("next_dealer") and (
+            claim.next_dealer != computed.next_dealer
+        ):
+            self.find(
+                "DEALER_MISMATCH",
+                f"seat {computed.next_dealer} deals next; seat {claim.next_dealer} was claimed",
+                Phase.PHASE_SCORING,
+                expected=str(computed.next_dealer), recorded=str(claim.next_dealer),
+            )
+        if claim.HasField("trump"):
+            want_trump, got_trump = computed.trump, claim.trump
+            if (want_trump.level, want_trump.suit) != (got_trump.level, got_trump.suit):
+                self.find(
+                    "BID_ILLEGAL",
+                    f"trump is {_trump_text(want_trump)}; {_trump_text(got_trump)} was claimed",
+                    Phase.PHASE_BIDDING,
+                    expected=_trump_text(want_trump), recorded=_trump_text(got_trump),
+                    severity=audit_pb2.SEVERITY_SCORING_ERROR,
+                )
+
+    def report(self) -> audit_pb2.AuditReport:
+        report = audit_pb2.AuditReport(ruleset=self.ruleset.id, computed=self.computed)
+        report.findings.extend(self.findings)
+        report.steps.extend(self.steps)
+        tally_findings(report)
+        return report
+
+
+def _levels_after(result: records_pb2.LevelResult) -> str:
+    if not result.dealer_team_level_after and not result.defender_team_level_after:
+        return ""
+    return (
+        f" (dealer side to {result.dealer_team_level_after or '?'}, "
+        f"defenders to {result.defender_team_level_after or '?'})"
+    )
+
+
+def _trump_text(trump: records_pb2.Trump) -> str:
+    suit = {v: SUIT_NAMES[k] for k, v in PROTO_SUITS.items()}.get(trump.suit, "no-trump")
+    return f"level {trump.level or '?'} {suit}"
+
+
+def tally_findings(report: audit_pb2.AuditReport) -> None:
+    """Count the report's findings by severity."""
+    counts = {audit_pb2.SEVERITY_BREACH: 0, audit_pb2.SEVERITY_SCORING_ERROR: 0,
+              audit_pb2.SEVERITY_WARNING: 0}
+    for finding in report.findings:
+        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+    report.breaches = counts[audit_pb2.SEVERITY_BREACH]
+    report.scoring_errors = counts[audit_pb2.SEVERITY_SCORING_ERROR]
+    report.warnings = counts[audit_pb2.SEVERITY_WARNING]
+
+
+def rejected(record_id: str, ruleset: str, violations: Sequence[Violation]) -> audit_pb2.AuditReport:
+    """A report for a record that could not be replayed: its violations, nothing computed."""
+    report = audit_pb2.AuditReport(record_id=record_id, ruleset=ruleset)
+    for v in violations:
+        report.rejections.add(field=v.field, description=v.description)
+    return report
+
+
+def audit_game(
+    record: records_pb2.GameRecord,
+    *,
+    ruleset: Ruleset | None = None,
+    steps: bool = False,
+    hand_index: int | None = None,
+) -> audit_pb2.AuditReport:
+    """Audit one hand under its own ruleset (or ``ruleset``); never raises on a bad record."""
+    read = read_game(record, ruleset)
+    if isinstance(read, list):
+        return rejected(record.record_id, record.ruleset, read)
+    report = HandReplay(read, steps=steps, hand_index=hand_index).run()
+    report.record_id = record.record_id
+    return report
+
+
+def audit_steps(record: records_pb2.GameRecord) -> Iterator[audit_pb2.StepState]:
+    """The state after every step of a hand, for a replay viewer."""
+    yield from audit_game(record, steps=True).steps
+
+
+def audit_match(
+    match: records_pb2.MatchRecord, *, ruleset: Ruleset | None = None, steps: bool = False
+) -> audit_pb2.MatchAuditReport:
+    """Audit every hand of a match and the levels, dealers and result from hand to hand (R-MATCH)."""
+    report = audit_pb2.MatchAuditReport(match_id=match.match_id)
+    if ruleset is None:
+        resolved = resolve_ruleset(match.ruleset, match.ruleset_overrides_json)
+        if isinstance(resolved, Violation):
+            report.rejections.add(field=resolved.field, description=resolved.description)
+            return report
+        ruleset = resolved
+    if len(match.players) != 4:
+        report.rejections.add(
+            field="players", description=f"expected 4 players, found {len(match.players)}"
+        )
+        return report
+    chain = _MatchChain(ruleset, report)
+    for i, hand in enumerate(match.hands):
+        if hand.ruleset and hand.ruleset != match.ruleset and hand.ruleset != ruleset.id:
+            report.rejections.add(
+                field=f"hands[{i}].ruleset",
+                description=f"{hand.ruleset!r} differs from the match's {match.ruleset!r}",
+            )
+            continue
+        read = read_game(hand, ruleset, path=f"hands[{i}]")
+        if isinstance(read, list):
+            report.hands.append(rejected(hand.record_id, ruleset.id, read))
+            continue
+        replay = HandReplay(read, steps=steps, hand_index=i)
+        hand_report = replay.run()
+        hand_report.record_id = hand.record_id
+        report.hands.append(hand_report)
+        chain.check(i, read, hand_report)
+    chain.check_claim(match.claimed_result if match.HasField("claimed_result") else None)
+    return report
+
+
+class _MatchChain:
+    """Levels, dealers and the match result carried from hand to hand."""
+
+    def __init__(self, ruleset: Ruleset, report: audit_pb2.MatchAuditReport):
+        self.ruleset = ruleset
+        self.report = report
+        self.levels: tuple[str, str] | None = None
+        self.dealer: int | None = None
+        self.dealer_team: int | None = None
+        self.winner: int | None = None
+
+    def find(self, code: str, message: str, hand: int, *, expected: str, recorded: str,
+             seat: int | None = None) -> None:
+        info = CODES[code]
+        finding = self.report.findings.add(
+            code=code, severity=info.severity, message=message, rule_id="R-MATCH"
+        )
+        finding.position.phase = Phase.PHASE_MATCH
+        finding.position.hand_index = hand
+        if seat is not None:
+            finding.position.seat = seat
+        finding.evidence.expected = expected
+        finding.evidence.recorded = recorded
+
+    def check(self, i: int, read: ReadHand, hand: audit_pb2.AuditReport) -> None:
+        recorded = (RANK_LETTERS[read.team_levels[0]], RANK_LETTERS[read.team_levels[1]])
+        if self.winner is not None:
+            self.find(
+                "LEVEL_MISMATCH",
+                f"hand {i + 1} was played after team {self.winner} had won the match",
+                i, expected="no further hands", recorded=f"hand {i + 1}",
+            )
+        elif self.levels is not None and recorded != self.levels:
+            self.find(
+                "LEVEL_MISMATCH",
+                f"hand {i + 1} starts at levels {recorded[0]}/{recorded[1]} (team 0/team 1); "
+                f"the previous hand left {self.levels[0]}/{self.levels[1]}",
+                i, expected="/".join(self.levels), recorded="/".join(recorded),
+            )
+        computed = hand.computed
+        dealer = computed.dealer if computed.HasField("dealer") else None
+        if dealer is not None and self.dealer_team is not None and self.winner is None:
+            if self.dealer is not None and dealer != self.dealer:
+                self.find(
+                    "DEALER_MISMATCH",
+                    f"hand {i + 1} was dealt by seat {dealer}; seat {self.dealer} was due to deal",
+                    i, expected=str(self.dealer), recorded=str(dealer), seat=dealer,
+                )
+            elif dealer % 2 != self.dealer_team:
+                self.find(
+                    "DEALER_MISMATCH",
+                    f"hand {i + 1} was dealt by seat {dealer} of team {dealer % 2}; "
+                    f"team {self.dealer_team} held the deal",
+                    i, expected=f"team {self.dealer_team}", recorded=f"team {dealer % 2}",
+                    seat=dealer,
+                )
+        if not computed.HasField("level_result") or dealer is None:
+            # The hand could not be scored: carry the recorded state on unchecked.
+            self.levels = None
+            self.dealer = self.dealer_team = None
+            return
+        result = computed.level_result
+        dealer_team = dealer % 2
+        if result.outcome == records_pb2.OUTCOME_DEALER_WINS_MATCH:
+            self.winner = dealer_team
+            return
+        if result.outcome == records_pb2.OUTCOME_DEFENDERS_WIN_MATCH:
+            self.winner = 1 - dealer_team
+            return
+        after = [result.dealer_team_level_after, result.defender_team_level_after]
+        if dealer_team == 1:
+            after.reverse()
+        self.levels = (after[0], after[1])
+        self.dealer = computed.next_dealer if computed.HasField("next_dealer") else None
+        self.dealer_team = computed.next_dealer_team
+
+    def check_claim(self, claim: records_pb2.MatchClaim | None) -> None:
+        if claim is None:
+            return
+        n = len(self.report.hands)
+        if claim.HasField("winning_team") and self.winner is not None and (
+            claim.winning_team != self.winner
+        ):
+            self.find(
+                "LEVEL_MISMATCH",
+                f"team {self.winner} won the match; team {claim.winning_team} was claimed",
+                n, expected=f"team {self.winner}", recorded=f"team {claim.winning_team}",
+            )
+        if self.levels is not None and self.winner is None:
+            claimed = (claim.team0_final_level, claim.team1_final_level)
+            if all(claimed) and claimed != self.levels:
+                self.find(
+                    "LEVEL_MISMATCH",
+                    f"the match ends at {self.levels[0]}/{self.levels[1]} (team 0/team 1); "
+                    f"{claimed[0]}/{claimed[1]} was claimed",
+                    n, expected="/".join(self.levels), recorded="/".join(claimed),
+                )

@@ -1,0 +1,262 @@
+"""Reading a ``GameRecord`` into plain values, collecting every malformed field.
+
+A record that cannot be replayed at all (an unknown ruleset, a bad card token,
+a seat out of range) is *rejected* with one violation per field, each naming the
+field's path; nothing here raises on a bad record.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from chaodipi.v1 import records_pb2
+from engine.cards import (
+    KINDS,
+    RANK_LETTERS,
+    CardError,
+    card_token,
+    parse_card,
+)
+from engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapping
+
+# Upper-case tokens resolve by one dict look-up; anything else goes through parse_card.
+TOKEN_KINDS: dict[str, int] = {card_token(k): k for k in range(KINDS)}
+
+SUITS_BY_PROTO = {
+    records_pb2.SUIT_SPADES: 0,
+    records_pb2.SUIT_HEARTS: 1,
+    records_pb2.SUIT_CLUBS: 2,
+    records_pb2.SUIT_DIAMONDS: 3,
+}
+PROTO_SUITS = {v: k for k, v in SUITS_BY_PROTO.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A malformed field: its path in the record and what is wrong."""
+
+    field: str
+    description: str
+
+
+@dataclass(slots=True)
+class ReadBid:
+    seat: int
+    kind: int
+    cards: list[int]
+    trump_choice: int | None  # suit 0–3, or -1 for no-trump, None when not given
+    drawn_count: int | None
+
+
+@dataclass(slots=True)
+class ReadExchange:
+    seat: int
+    picked_up: list[int]
+    buried: list[int]
+
+
+@dataclass(slots=True)
+class ReadPlay:
+    seat: int
+    cards: list[int]
+    attempted: list[int]
+
+
+@dataclass(slots=True)
+class ReadTrick:
+    leader: int
+    plays: list[ReadPlay]
+    declared_split: list[list[int]] | None
+    claim: records_pb2.TrickClaim | None
+
+
+@dataclass(slots=True)
+class ReadHand:
+    """A record's content as card kinds and ints, ready to replay."""
+
+    ruleset: Ruleset
+    hands: list[list[int]]
+    kitty: list[int]
+    draw_sequence: list[tuple[int, int]] | None  # (seat, kind) in draw order, when known
+    team_levels: tuple[int, int]
+    dealer: int | None
+    first_hand: bool
+    bids: list[ReadBid]
+    exchanges: list[ReadExchange]
+    tricks: list[ReadTrick]
+    claim: records_pb2.HandClaim | None
+    violations: list[Violation] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.violations: list[Violation] = []
+
+    def cards(self, tokens: object, path: str) -> list[int]:
+        kinds: list[int] = []
+        for i, token in enumerate(tokens):  # type: ignore[attr-defined]
+            kind = TOKEN_KINDS.get(token)
+            if kind is None:
+                try:
+                    kind = parse_card(token)
+                except CardError as exc:
+                    self.violations.append(Violation(f"{path}[{i}]", str(exc)))
+                    continue
+            kinds.append(kind)
+        return kinds
+
+    def seat(self, value: int, path: str) -> int:
+        if not 0 <= value < 4:
+            self.violations.append(Violation(path, f"seat {value} is not 0-3"))
+            return 0
+        return value
+
+    def level(self, token: str, path: str) -> int:
+        text = "T" if token == "10" else token.strip().upper()
+        if not text:
+            return 0  # an unset level reads as the first level, 2
+        index = RANK_LETTERS.find(text)
+        if len(text) != 1 or index < 0:
+            self.violations.append(
+                Violation(path, f"bad level {token!r}: expected a rank 2-9, T, J, Q, K or A")
+            )
+            return 0
+        return index
+
+
+def resolve_ruleset(ruleset_id: str, overrides_json: str, path: str = "") -> Ruleset | Violation:
+    """The ruleset a record names, with its JSON overrides applied."""
+    prefix = f"{path}." if path else ""
+    try:
+        ruleset = get_ruleset(ruleset_id or "classic")
+        if overrides_json.strip():
+            data = json.loads(overrides_json)
+            if not isinstance(data, dict):
+                return Violation(f"{prefix}ruleset_overrides_json", "expected a JSON object")
+            data.setdefault("base", ruleset.id)
+            ruleset = ruleset_from_mapping(data)
+    except json.JSONDecodeError as exc:
+        return Violation(f"{prefix}ruleset_overrides_json", f"not valid JSON: {exc}")
+    except RulesetError as exc:
+        field_name = "ruleset_overrides_json" if overrides_json.strip() else "ruleset"
+        return Violation(f"{prefix}{field_name}", str(exc))
+    return ruleset
+
+
+def read_game(
+    record: records_pb2.GameRecord, ruleset: Ruleset | None = None, path: str = ""
+) -> ReadHand | list[Violation]:
+    """Read a record (under ``ruleset`` when given, else its own); violations reject it."""
+    reader = _Reader()
+    prefix = f"{path}." if path else ""
+    if ruleset is None:
+        resolved = resolve_ruleset(record.ruleset, record.ruleset_overrides_json, path)
+        if isinstance(resolved, Violation):
+            return [resolved]
+        ruleset = resolved
+    ctx = record.context
+    team_levels = (
+        reader.level(ctx.team0_level, f"{prefix}context.team0_level"),
+        reader.level(ctx.team1_level, f"{prefix}context.team1_level"),
+    )
+    dealer = reader.seat(ctx.dealer, f"{prefix}context.dealer") if ctx.HasField("dealer") else None
+    hands: list[list[int]] = [[], [], [], []]
+    kitty: list[int] = []
+    draw_sequence: list[tuple[int, int]] | None = None
+    deal = record.WhichOneof("deal")
+    if deal == "dealt_hands":
+        dealt = record.dealt_hands
+        if len(dealt.hands) != 4:
+            reader.violations.append(
+                Violation(f"{prefix}dealt_hands.hands", f"expected 4 hands, found {len(dealt.hands)}")
+            )
+        for seat, hand in enumerate(dealt.hands[:4]):
+            hands[seat] = reader.cards(hand.cards, f"{prefix}dealt_hands.hands[{seat}].cards")
+        kitty = reader.cards(dealt.kitty, f"{prefix}dealt_hands.kitty")
+    elif deal == "draw_order":
+        order = record.draw_order
+        first = reader.seat(order.first_drawer, f"{prefix}draw_order.first_drawer")
+        deck = reader.cards(order.deck, f"{prefix}draw_order.deck")
+        dealt_count = max(len(deck) - ruleset.kitty_size, 0)
+        draw_sequence = [((first + i) % 4, k) for i, k in enumerate(deck[:dealt_count])]
+        for seat, kind in draw_sequence:
+            hands[seat].append(kind)
+        kitty = deck[dealt_count:]
+    else:
+        reader.violations.append(
+            Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
+        )
+    bids = []
+    for i, bid in enumerate(record.bids):
+        choice: int | None = None
+        if bid.HasField("trump_chosen"):
+            if bid.trump_chosen == records_pb2.SUIT_NO_TRUMP:
+                choice = -1
+            elif bid.trump_chosen in SUITS_BY_PROTO:
+                choice = SUITS_BY_PROTO[bid.trump_chosen]
+            else:
+                reader.violations.append(
+                    Violation(f"{prefix}bids[{i}].trump_chosen", "expected a suit or SUIT_NO_TRUMP")
+                )
+        if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
+            reader.violations.append(Violation(f"{prefix}bids[{i}].kind", "bid kind not set"))
+        bids.append(
+            ReadBid(
+                seat=reader.seat(bid.seat, f"{prefix}bids[{i}].seat"),
+                kind=bid.kind,
+                cards=reader.cards(bid.cards, f"{prefix}bids[{i}].cards"),
+                trump_choice=choice,
+                drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
+            )
+        )
+    exchanges = [
+        ReadExchange(
+            seat=reader.seat(ex.seat, f"{prefix}kitty_exchanges[{i}].seat"),
+            picked_up=reader.cards(ex.picked_up, f"{prefix}kitty_exchanges[{i}].picked_up"),
+            buried=reader.cards(ex.buried, f"{prefix}kitty_exchanges[{i}].buried"),
+        )
+        for i, ex in enumerate(record.kitty_exchanges)
+    ]
+    tricks = []
+    for t, trick in enumerate(record.tricks):
+        where = f"{prefix}tricks[{t}]"
+        plays = [
+            ReadPlay(
+                seat=reader.seat(play.seat, f"{where}.plays[{p}].seat"),
+                cards=reader.cards(play.cards, f"{where}.plays[{p}].cards"),
+                attempted=reader.cards(play.attempted, f"{where}.plays[{p}].attempted"),
+            )
+            for p, play in enumerate(trick.plays)
+        ]
+        if not plays:
+            reader.violations.append(Violation(f"{where}.plays", "a trick needs at least the lead"))
+        split = (
+            [reader.cards(u.cards, f"{where}.declared_split[{i}].cards")
+             for i, u in enumerate(trick.declared_split)]
+            if trick.declared_split
+            else None
+        )
+        tricks.append(
+            ReadTrick(
+                leader=reader.seat(trick.leader, f"{where}.leader"),
+                plays=plays,
+                declared_split=split,
+                claim=trick.claim if trick.HasField("claim") else None,
+            )
+        )
+    if reader.violations:
+        return reader.violations
+    return ReadHand(
+        ruleset=ruleset,
+        hands=hands,
+        kitty=kitty,
+        draw_sequence=draw_sequence,
+        team_levels=team_levels,
+        dealer=dealer,
+        first_hand=record.context.first_hand,
+        bids=bids,
+        exchanges=exchanges,
+        tricks=tricks,
+        claim=record.claim if record.HasField("claim") else None,
+    )

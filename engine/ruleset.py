@@ -1,0 +1,495 @@
+"""Rulesets as data: the four presets and house variants loaded from TOML or JSON.
+
+Every difference between the rule texts is a field here, never a branch on the
+ruleset's name. A house variant overrides a preset field by field:
+
+>>> variant = ruleset_from_mapping({"base": "classic", "id": "house", "kitty": {"pair": 6}})
+>>> (variant.kitty.pair, variant.kitty.single)
+(6, 2)
+
+Fields read by reconstruction rather than from a clear text are listed in
+``Ruleset.reconstructed`` (see ../shared/spec/RULES.md and docs/rules.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from engine.cards import RANK_LETTERS
+
+
+class RulesetError(ValueError):
+    """A ruleset name or variant file that cannot be used."""
+
+
+class PenaltyBasis(StrEnum):
+    """What a failed throw's point penalty counts (R-THROW-PENALTY)."""
+
+    ATTEMPT = "attempt"  # every card of the attempted throw (甩错一张罚十分)
+    FORCED_UNIT = "forced_unit"  # every card of the unit that was forced
+
+
+class ForcedUnit(StrEnum):
+    """Which beaten unit of a failed throw the leader must play (R-THROW-FORCE)."""
+
+    SMALLEST = "smallest"  # fewest cards, then lowest (强制出最小牌)
+
+
+class Outcome(StrEnum):
+    """Level outcome of a hand (R-LEVEL)."""
+
+    DEALER_UP = "dealer_up"  # D+n; n = 0 keeps the deal without rising
+    SWAP = "swap"  # the defenders take the deal at their own level
+    DEFENDERS_UP = "defenders_up"  # A+n: the defenders take the deal and rise n
+    DEALER_WINS_MATCH = "dealer_wins_match"  # e.g. changshu's 大光 at 0 points
+
+
+class PassingAce(StrEnum):
+    """What happens when a team's rise passes A (R-LEVEL)."""
+
+    WRAP = "wrap"  # back to 2, play goes on
+    WIN_MATCH = "win_match"  # the first team past A wins
+
+
+class NextDealer(StrEnum):
+    """How the next dealer is chosen (R-MATCH-DEALER)."""
+
+    PARTNER_OR_NEXT = "partner_or_next"  # kept deal: partner; lost deal: dealer's 下家
+    BY_DECLARATION = "by_declaration"  # anhui: 自放自打，上放下打, fixed by the next bidding
+
+
+class TrumpFallback(StrEnum):
+    """How trump is set when nobody declares (R-BID)."""
+
+    UNSUPPORTED = "unsupported"  # the text is silent: the audit reports it
+    KITTY_CARD = "kitty_card"  # the suit of kitty card number ``fallback_kitty_index``
+    FLIP_KITTY = "flip_kitty"  # flip one card a player: first level card, else highest side
+    KITTY_FIRST_LEVEL = "kitty_first_level"  # kitty's first level card, else highest card
+
+
+class FirstHandDealer(StrEnum):
+    """Who deals the first hand of a match (R-BID)."""
+
+    FIRST_DECLARER = "first_declarer"  # 抢报: the first to show a level card
+    BID_WINNER = "bid_winner"  # the last (highest) bidder before the kitty
+
+
+@dataclass(frozen=True, slots=True)
+class LevelBand:
+    """Defenders' points ``lo``..``hi`` (inclusive; ``hi`` None = no limit) and their result.
+
+    The levels moved are ``levels``, plus, when ``step`` is set,
+    ``((points - anchor) * direction) // step`` — the texts' ⌊(80−p)/10⌋ forms.
+    """
+
+    lo: int
+    hi: int | None
+    outcome: Outcome
+    levels: int = 0
+    anchor: int = 0
+    direction: int = 1
+    step: int | None = None
+
+    def covers(self, points: int) -> bool:
+        return points >= self.lo and (self.hi is None or points <= self.hi)
+
+    def levels_for(self, points: int) -> int:
+        if self.step is None:
+            return self.levels
+        return self.levels + ((points - self.anchor) * self.direction) // self.step
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRule:
+    """Card order and units (R-ORDER, R-UNIT).
+
+    ``trump_tiers`` lists the trump places from high to low: ``BJ``, ``LJ``,
+    ``trump-level`` (the trump suit's level card), ``other-level`` (level cards
+    of the other suits, equal to each other), ``trump-suit`` (the rest of the
+    trump suit by rank), ``card:XX`` (a card that is always trump, e.g. ``card:SA``)
+    and ``trump-suit-rank:R`` (the trump suit's card of rank R). A card takes the
+    highest place it qualifies for (R-ORDER-CS-DUAL). ``tractor_links`` names the
+    pairs of neighbouring places (higher, lower) whose pairs form tractors (R-UNIT-TOP).
+    """
+
+    trump_tiers: tuple[str, ...]
+    tractor_links: tuple[tuple[str, str], ...]
+    follow_shorter_tractors: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowRule:
+    """Throws (甩牌): the forced unit and the penalty (R-THROW)."""
+
+    forced_unit: ForcedUnit = ForcedUnit.SMALLEST
+    penalty_per_card: int = 10
+    penalty_basis: PenaltyBasis = PenaltyBasis.ATTEMPT
+    stake_charge: str = ""  # shuangsheng: half the table stake, recorded, not scored
+
+
+@dataclass(frozen=True, slots=True)
+class KittyRule:
+    """Kitty multiplier by the last trick's lead format (R-KITTY, 抠底).
+
+    A tractor multiplies by ``tractor`` times its pairs when ``tractor_per_pair``,
+    else by ``tractor`` flat. A throw uses its largest unit when ``throw`` is 0,
+    else ``throw``. ``last_trick_factor`` multiplies the last trick's own points.
+    """
+
+    single: int = 2
+    pair: int = 4
+    triple: int = 4
+    tractor: int = 4
+    tractor_per_pair: bool = True
+    throw: int = 0
+    last_trick_factor: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LevelRule:
+    """Level change, passing A and the next dealer (R-LEVEL, R-MATCH)."""
+
+    bands: tuple[LevelBand, ...]
+    passing_ace: PassingAce = PassingAce.WRAP
+    must_play: tuple[str, ...] = ()  # ranks a rise may not pass (anhui J, A)
+    next_dealer: NextDealer = NextDealer.PARTNER_OR_NEXT
+    first_level: str = "2"
+
+
+@dataclass(frozen=True, slots=True)
+class BiddingRule:
+    """Declaring, overcalling and 炒底 (R-BID).
+
+    ``ladder`` lists bid shapes from low to high as ``"<count>:<suit>"`` where the
+    suit is S, H, C, D, LJ, BJ or ``*`` (any suit, all equal). A bid must be
+    strictly higher than the standing one on this ladder.
+    """
+
+    ladder: tuple[str, ...]
+    lock: bool = True  # the declarer may show the same level card again (上保险)
+    declarer_may_overcall: bool = False  # only after someone else overcalled
+    big_joker_trump: str = "choose"  # "choose": any suit or no-trump; "no_trump"
+    little_joker_trump: str = "no_trump"
+    first_hand_dealer: FirstHandDealer = FirstHandDealer.FIRST_DECLARER
+    overcaller_becomes_dealer_first_hand: bool = True
+    chao_di: bool = True  # later hands: overcalls after the bury take up the kitty
+    chao_di_min_level_cards: int = 2
+    chao_di_requires_higher: bool = True
+    fallback_first_hand: TrumpFallback = TrumpFallback.UNSUPPORTED
+    fallback_later_hands: TrumpFallback = TrumpFallback.KITTY_CARD
+    fallback_kitty_index: int = 3
+    overcall_adds_stake: bool = False  # changshu 反主加分
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """One complete set of rules; see ``PRESETS`` for the four built-in ones."""
+
+    id: str
+    name: str
+    decks: int
+    hand_size: int
+    kitty_size: int
+    order: OrderRule
+    throw: ThrowRule
+    kitty: KittyRule
+    level: LevelRule
+    bidding: BiddingRule
+    reconstructed: tuple[str, ...] = field(default=())
+
+    @property
+    def points_in_play(self) -> int:
+        return 100 * self.decks
+
+    @property
+    def max_unit_width(self) -> int:
+        """Widest set of identical cards (pair, or with three decks a triple)."""
+        return self.decks
+
+
+_STANDARD_ORDER = OrderRule(
+    trump_tiers=("BJ", "LJ", "trump-level", "other-level", "trump-suit"),
+    tractor_links=(
+        ("BJ", "LJ"),
+        ("LJ", "trump-level"),
+        ("trump-level", "other-level"),
+        ("other-level", "trump-suit"),
+    ),
+)
+
+_PAIR_LADDER = ("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
+
+
+def _band(lo: int, hi: int | None, outcome: Outcome, levels: int = 0) -> LevelBand:
+    return LevelBand(lo, hi, outcome, levels)
+
+
+CLASSIC = Ruleset(
+    id="classic",
+    name="炒地皮 (classic)",
+    decks=2,
+    hand_size=25,
+    kitty_size=8,
+    order=_STANDARD_ORDER,
+    throw=ThrowRule(penalty_per_card=10, penalty_basis=PenaltyBasis.ATTEMPT),
+    kitty=KittyRule(single=2, pair=4, tractor=4, tractor_per_pair=True, throw=0),
+    level=LevelRule(
+        bands=(
+            _band(0, 0, Outcome.DEALER_UP, 5),
+            _band(5, 35, Outcome.DEALER_UP, 3),
+            _band(40, 55, Outcome.DEALER_UP, 2),
+            _band(60, 75, Outcome.DEALER_UP, 1),
+            _band(80, 95, Outcome.SWAP),
+            LevelBand(100, None, Outcome.DEFENDERS_UP, 1, anchor=100, direction=1, step=20),
+        ),
+        passing_ace=PassingAce.WRAP,
+    ),
+    bidding=BiddingRule(ladder=_PAIR_LADDER),
+    reconstructed=("level.bands",),
+)
+
+SHUANGSHENG = dataclasses.replace(
+    CLASSIC,
+    id="shuangsheng",
+    name="双升 (tournament)",
+    throw=ThrowRule(penalty_per_card=0, stake_charge="half"),
+    kitty=KittyRule(single=2, pair=4, tractor=4, tractor_per_pair=True, throw=2),
+    level=LevelRule(
+        bands=(
+            _band(0, 0, Outcome.DEALER_UP, 6),
+            _band(5, 10, Outcome.DEALER_UP, 5),
+            _band(15, 20, Outcome.DEALER_UP, 4),
+            _band(25, 30, Outcome.DEALER_UP, 3),
+            _band(35, 35, Outcome.DEALER_UP, 2),
+            _band(40, 75, Outcome.DEALER_UP, 1),
+            _band(80, 115, Outcome.SWAP),
+            _band(120, 120, Outcome.DEFENDERS_UP, 1),
+            _band(125, 160, Outcome.DEFENDERS_UP, 2),
+            _band(165, 200, Outcome.DEFENDERS_UP, 3),
+            _band(205, 240, Outcome.DEFENDERS_UP, 4),
+            _band(245, 280, Outcome.DEFENDERS_UP, 5),
+            _band(285, None, Outcome.DEFENDERS_UP, 6),
+        ),
+        passing_ace=PassingAce.WIN_MATCH,
+    ),
+    reconstructed=(),
+)
+
+ANHUI = dataclasses.replace(
+    CLASSIC,
+    id="anhui",
+    name="安徽炒地皮",
+    throw=ThrowRule(penalty_per_card=10, penalty_basis=PenaltyBasis.FORCED_UNIT),
+    kitty=KittyRule(single=2, pair=4, tractor=8, tractor_per_pair=False, throw=0),
+    level=LevelRule(
+        bands=(
+            _band(0, 0, Outcome.DEALER_UP, 8),
+            LevelBand(5, 75, Outcome.DEALER_UP, 0, anchor=80, direction=-1, step=10),
+            _band(80, 85, Outcome.SWAP),
+            LevelBand(90, None, Outcome.DEFENDERS_UP, 0, anchor=80, direction=1, step=10),
+        ),
+        passing_ace=PassingAce.WIN_MATCH,
+        must_play=("J", "A"),
+        next_dealer=NextDealer.BY_DECLARATION,
+    ),
+    bidding=BiddingRule(
+        ladder=("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ"),
+        lock=False,
+        big_joker_trump="no_trump",
+        little_joker_trump="no_trump",
+        first_hand_dealer=FirstHandDealer.BID_WINNER,
+        chao_di_min_level_cards=0,
+        chao_di_requires_higher=False,
+        fallback_first_hand=TrumpFallback.FLIP_KITTY,
+        fallback_later_hands=TrumpFallback.FLIP_KITTY,
+    ),
+    reconstructed=("level.bands",),
+)
+
+CHANGSHU = Ruleset(
+    id="changshu",
+    name="常熟炒地皮",
+    decks=3,
+    hand_size=39,
+    kitty_size=6,
+    order=OrderRule(
+        trump_tiers=(
+            "trump-suit-rank:5",
+            "BJ",
+            "LJ",
+            "card:SA",
+            "trump-level",
+            "other-level",
+            "trump-suit",
+        ),
+        tractor_links=(),
+    ),
+    throw=ThrowRule(penalty_per_card=0),
+    kitty=KittyRule(
+        single=2, pair=2, triple=2, tractor=2, tractor_per_pair=False, throw=2,
+        last_trick_factor=2,
+    ),
+    level=LevelRule(
+        bands=(
+            _band(0, 0, Outcome.DEALER_WINS_MATCH),
+            LevelBand(5, 115, Outcome.DEALER_UP, 0, anchor=120, direction=-1, step=10),
+            _band(120, 125, Outcome.SWAP),
+            LevelBand(130, None, Outcome.DEFENDERS_UP, 0, anchor=120, direction=1, step=10),
+        ),
+        passing_ace=PassingAce.WIN_MATCH,
+    ),
+    bidding=BiddingRule(
+        ladder=(
+            "1:*", "2:D", "2:C", "2:H", "2:S", "3:D", "3:C", "3:H", "3:S", "3:LJ", "3:BJ",
+        ),
+        lock=False,
+        declarer_may_overcall=True,
+        big_joker_trump="no_trump",
+        little_joker_trump="no_trump",
+        first_hand_dealer=FirstHandDealer.BID_WINNER,
+        chao_di_min_level_cards=2,
+        fallback_first_hand=TrumpFallback.KITTY_FIRST_LEVEL,
+        fallback_later_hands=TrumpFallback.KITTY_FIRST_LEVEL,
+        overcall_adds_stake=True,
+    ),
+)
+
+PRESETS: dict[str, Ruleset] = {r.id: r for r in (CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU)}
+
+_SECTIONS: dict[str, type[Any]] = {
+    "order": OrderRule,
+    "throw": ThrowRule,
+    "kitty": KittyRule,
+    "level": LevelRule,
+    "bidding": BiddingRule,
+}
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    """A preset by id (``classic``, ``shuangsheng``, ``anhui``, ``changshu``) or a registered variant."""
+    try:
+        return PRESETS[ruleset_id]
+    except KeyError:
+        known = ", ".join(sorted(PRESETS))
+        raise RulesetError(f"unknown ruleset {ruleset_id!r}: expected one of {known}") from None
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Make a variant available to ``get_ruleset`` under its id."""
+    validate(ruleset)
+    PRESETS[ruleset.id] = ruleset
+    return ruleset
+
+
+def _convert(value: Any, annotation: str, where: str) -> Any:
+    # Values from TOML/JSON arrive as lists and strings; dataclass fields want tuples and enums.
+    enums = {
+        "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
+        "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
+        "FirstHandDealer": FirstHandDealer,
+    }
+    if annotation in enums:
+        try:
+            return enums[annotation](value)
+        except ValueError:
+            allowed = ", ".join(e.value for e in enums[annotation])
+            raise RulesetError(f"{where}: {value!r} is not one of {allowed}") from None
+    if annotation.startswith("tuple[LevelBand"):
+        return tuple(_level_band(b, f"{where}[{i}]") for i, b in enumerate(value))
+    if annotation.startswith("tuple[tuple"):
+        return tuple(tuple(pair) for pair in value)
+    if annotation.startswith("tuple"):
+        return tuple(value)
+    return value
+
+
+def _level_band(raw: Any, where: str) -> LevelBand:
+    if not isinstance(raw, Mapping):
+        raise RulesetError(f"{where}: expected a table with lo, hi, outcome")
+    data = dict(raw)
+    try:
+        data["outcome"] = Outcome(data["outcome"])
+        return LevelBand(**data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RulesetError(f"{where}: {exc}") from None
+
+
+def _replace_section(section: Any, overrides: Mapping[str, Any], where: str) -> Any:
+    names = {f.name: f for f in dataclasses.fields(section)}
+    changes: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in names:
+            raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(names)}")
+        changes[key] = _convert(value, str(names[key].type), f"{where}.{key}")
+    return dataclasses.replace(section, **changes)
+
+
+def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Ruleset:
+    """A ruleset from a mapping: ``base`` (a preset id) plus field overrides."""
+    base = get_ruleset(str(data.get("base", data.get("id", "classic"))))
+    changes: dict[str, Any] = {}
+    top_fields = {f.name for f in dataclasses.fields(Ruleset)}
+    for key, value in data.items():
+        if key == "base":
+            continue
+        if key in _SECTIONS:
+            if not isinstance(value, Mapping):
+                raise RulesetError(f"{where}.{key}: expected a table of fields")
+            changes[key] = _replace_section(getattr(base, key), value, f"{where}.{key}")
+        elif key in top_fields:
+            changes[key] = tuple(value) if key == "reconstructed" else value
+        else:
+            raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(top_fields)}")
+    result = dataclasses.replace(base, **changes)
+    validate(result, where)
+    return result
+
+
+def ruleset_from_text(text: str, filename: str) -> Ruleset:
+    """A ruleset from the text of a ``.toml`` or ``.json`` file (the name picks the reader)."""
+    try:
+        data = json.loads(text) if filename.endswith(".json") else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise RulesetError(f"{filename}: not valid {'JSON' if filename.endswith('.json') else 'TOML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise RulesetError(f"{filename}: expected a table at the top")
+    return ruleset_from_mapping(data, filename)
+
+
+def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
+    """Raise ``RulesetError`` naming the first inconsistent field."""
+    if ruleset.decks not in (2, 3):
+        raise RulesetError(f"{where}.decks: {ruleset.decks} decks are not supported (2 or 3)")
+    deck = 54 * ruleset.decks
+    if 4 * ruleset.hand_size + ruleset.kitty_size != deck:
+        raise RulesetError(
+            f"{where}: 4 hands of {ruleset.hand_size} and a kitty of {ruleset.kitty_size} "
+            f"do not make {deck} cards"
+        )
+    for tier in ruleset.order.trump_tiers:
+        if not _known_tier(tier):
+            raise RulesetError(f"{where}.order.trump_tiers: unknown place {tier!r}")
+    tiers = set(ruleset.order.trump_tiers)
+    for upper, lower in ruleset.order.tractor_links:
+        if upper not in tiers or lower not in tiers:
+            raise RulesetError(f"{where}.order.tractor_links: ({upper!r}, {lower!r}) names no place")
+    for rank in (*ruleset.level.must_play, ruleset.level.first_level):
+        if rank not in RANK_LETTERS:
+            raise RulesetError(f"{where}.level: {rank!r} is not a rank")
+    if not ruleset.level.bands or ruleset.level.bands[0].lo != 0:
+        raise RulesetError(f"{where}.level.bands: the bands must start at 0 points")
+
+
+def _known_tier(tier: str) -> bool:
+    if tier in ("BJ", "LJ", "trump-level", "other-level", "trump-suit"):
+        return True
+    prefix, _, arg = tier.partition(":")
+    if prefix == "card":
+        return len(arg) == 2 and arg[0] in "SHCD" and arg[1] in RANK_LETTERS
+    return prefix == "trump-suit-rank" and len(arg) == 1 and arg in RANK_LETTERS

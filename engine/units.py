@@ -1,0 +1,131 @@
+"""Units of play: single, pair, triple (三条) and tractor (拖拉机/连对) (R-UNIT).
+
+A ``Unit`` is ``width`` identical cards on each of ``length`` consecutive linked
+steps of one effective suit. A lead is split into units canonically (fewest
+units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own split.
+
+>>> from engine.ruleset import CLASSIC
+>>> from engine.order import trump_context
+>>> from engine.cards import parse_cards, CLUBS, rank_index
+>>> ctx = trump_context(CLASSIC, rank_index("6"), CLUBS)
+>>> [u.label() for u in canonical_split(ctx, parse_cards("D5 D5 D7 D7 DK"))]
+['♦5 ♦5 ♦7 ♦7', '♦K']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.cards import label_cards
+from engine.order import TrumpContext
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """``width`` copies of each kind in ``kinds`` (one kind per step, low to high)."""
+
+    width: int
+    kinds: tuple[int, ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.kinds)
+
+    @property
+    def size(self) -> int:
+        return self.width * len(self.kinds)
+
+    @property
+    def is_tractor(self) -> bool:
+        return len(self.kinds) >= 2
+
+    @property
+    def top(self) -> int:
+        return self.kinds[-1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(width, length)``: (1, 1) single, (2, 1) pair, (2, 3) three-pair tractor."""
+        return (self.width, len(self.kinds))
+
+    def cards(self) -> list[int]:
+        return [k for k in self.kinds for _ in range(self.width)]
+
+    def label(self) -> str:
+        return label_cards(self.cards())
+
+    def name(self) -> str:
+        """The unit's kind in words: ``single``, ``pair``, ``triple``, ``tractor of 3 pairs``."""
+        base = {1: "single", 2: "pair", 3: "triple"}.get(self.width, f"{self.width} of a kind")
+        if not self.is_tractor:
+            return base
+        plural = {2: "pairs", 3: "triples"}.get(self.width, "sets")
+        return f"tractor of {self.length} {plural}"
+
+
+class SplitError(ValueError):
+    """A declared split that does not fit the lead."""
+
+
+def chains_from(ctx: TrumpContext, counts: Counter[int], start: int, width: int) -> Iterator[Unit]:
+    """Tractors of ``width`` whose lowest step holds ``start`` (every length ≥ 2)."""
+    stack: list[tuple[int, ...]] = [(start,)]
+    while stack:
+        chain = stack.pop()
+        for nxt in ctx.link_up[chain[-1]]:
+            if counts[nxt] >= width:
+                longer = (*chain, nxt)
+                yield Unit(width, longer)
+                stack.append(longer)
+
+
+def units_containing_lowest(
+    ctx: TrumpContext, counts: Counter[int], kind: int, max_width: int
+) -> Iterator[Unit]:
+    """Every unit that can be cut from ``counts`` with ``kind`` as its lowest step."""
+    have = counts[kind]
+    for width in range(min(have, max_width), 0, -1):
+        if width >= 2:
+            yield from chains_from(ctx, counts, kind, width)
+        yield Unit(width, (kind,))
+
+
+def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    # Fewest units; then largest units first; then tractors before loose sets; then higher tops.
+    sizes = tuple(sorted((-u.size for u in units)))
+    lengths = tuple(sorted((-u.length for u in units)))
+    return (len(units), sizes, lengths)
+
+
+def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
+    """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT)."""
+    ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
+    return list(_canonical(ctx, ordered, max(ctx_width(ctx, ordered), 1)))
+
+
+def ctx_width(ctx: TrumpContext, kinds: Sequence[int]) -> int:
+    """Largest number of copies of one kind among ``kinds``."""
+    return max(Counter(kinds).values(), default=0)
+
+
+@lru_cache(maxsize=65536)
+def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> tuple[Unit, ...]:
+    if not ordered:
+        return ()
+    counts = Counter(ordered)
+    best: tuple[Unit, ...] = ()
+    best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
+    for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
+        rest = counts.copy()
+        for k in unit.kinds:
+            rest[k] -= unit.width
+        remaining = tuple(k for k in dict.fromkeys(ordered) for _ in range(rest[k]))
+        units = (unit, *_canonical(ctx, remaining, max_width))
+        key = _split_key(units)
+        if best_key is None or key < best_key:
+            best, best_key = units, key
+    return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
+
