@@ -20,6 +20,7 @@ from auditor.reading import (
     Violation,
     read_game,
     resolve_ruleset,
+    tokens,
 )
 from chaodipi.v1 import audit_pb2, records_pb2
 from engine.cards import KINDS, RANK_LETTERS, card_token, label_cards, points_of
@@ -39,10 +40,6 @@ OUTCOMES = {
     Outcome.DEFENDERS_UP: records_pb2.OUTCOME_DEFENDERS_UP,
     Outcome.DEALER_WINS_MATCH: records_pb2.OUTCOME_DEALER_WINS_MATCH,
 }
-
-
-def tokens(kinds: Sequence[int]) -> list[str]:
-    return [card_token(k) for k in kinds]
 
 
 def _counts(kinds: Sequence[int]) -> list[int]:
@@ -77,6 +74,7 @@ class HandReplay:
         self.hand_index = hand_index
         self.want_steps = steps
         self.findings: list[audit_pb2.Finding] = []
+        self.notes: list[str] = []
         self.steps: list[audit_pb2.StepState] = []
         self.hands = [_counts(h) for h in read.hands]
         self.kitty = list(read.kitty)
@@ -476,7 +474,7 @@ class HandReplay:
         nxt = next_dealer(rs, self.dealer, level)
         if nxt is not None:
             computed.next_dealer = nxt
-        computed.next_dealer_team = dealer_team if level.dealer_keeps_deal else 1 - dealer_team
+        computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
         self.check_hand_claim()
         self.snapshot(Phase.PHASE_SCORING)
 
@@ -490,8 +488,8 @@ class HandReplay:
             message.outcome = OUTCOMES[level.outcome]
         message.levels = level.levels
         if level.match_winner is None:
-            message.dealer_team_level_after = RANK_LETTERS[level.dealer_team_level]
-            message.defender_team_level_after = RANK_LETTERS[level.defender_team_level]
+            message.dealer_team_level_after = RANK_LETTERS[level.dealer_level_after]
+            message.defender_team_level_after = RANK_LETTERS[level.defender_level_after]
 
     def check_hand_claim(self) -> None:
         claim = self.read.claim
@@ -563,6 +561,7 @@ class HandReplay:
         report = audit_pb2.AuditReport(ruleset=self.ruleset.id, computed=self.computed)
         report.findings.extend(self.findings)
         report.steps.extend(self.steps)
+        report.notes.extend(self.notes)
         tally_findings(report)
         return report
 

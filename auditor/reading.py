@@ -8,6 +8,7 @@ field's path; nothing here raises on a bad record.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chaodipi.v1 import records_pb2
@@ -22,6 +23,13 @@ from engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapp
 
 # Upper-case tokens resolve by one dict look-up; anything else goes through parse_card.
 TOKEN_KINDS: dict[str, int] = {card_token(k): k for k in range(KINDS)}
+
+
+
+def tokens(kinds: Sequence[int]) -> list[str]:
+    """Card tokens of kinds, for the report."""
+    return [card_token(k) for k in kinds]
+
 
 SUITS_BY_PROTO = {
     records_pb2.SUIT_SPADES: 0,

@@ -33,7 +33,7 @@ TRUMP = 4
 
 SUIT_NAMES = ("spades", "hearts", "clubs", "diamonds", "trumps")
 
-__all__ = ["TRUMP", "SUIT_NAMES", "TrumpContext", "trump_context", "rank_index"]
+__all__ = ["SUIT_NAMES", "TRUMP", "TrumpContext", "rank_index", "trump_context"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -45,6 +45,7 @@ class TrumpContext:
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
     each step of effective suit ``s``, low to high; ``link_up[k]`` the kinds on the
     next step whose pairs extend a tractor from a pair of ``k``.
+    ``follow_shorter_tractors`` carries the order rule's follow duty (R-FOLLOW-SHAPE).
     """
 
     level: int
@@ -55,6 +56,7 @@ class TrumpContext:
     steps: tuple[tuple[tuple[int, ...], ...], ...]
     link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
+    follow_shorter_tractors: bool = False
 
     def beats(self, challenger: int, holder: int) -> bool:
         """Does one card strictly beat another already played, as a single?"""
@@ -135,6 +137,7 @@ def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
         steps=tuple(all_steps),
         link_up=tuple(link_up),
         is_trump=tuple(s == TRUMP for s in suit),
+        follow_shorter_tractors=order.follow_shorter_tractors,
     )
 
 

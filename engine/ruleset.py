@@ -61,7 +61,7 @@ class NextDealer(StrEnum):
     """How the next dealer is chosen (R-MATCH-DEALER)."""
 
     PARTNER_OR_NEXT = "partner_or_next"  # kept deal: partner; lost deal: dealer's 下家
-    BY_DECLARATION = "by_declaration"  # anhui: 自放自打，上放下打, fixed by the next bidding
+    BY_DECLARATION = "by_declaration"  # anhui: 自放自打 / 上放下打, fixed by the next bidding
 
 
 class TrumpFallback(StrEnum):
@@ -80,12 +80,19 @@ class FirstHandDealer(StrEnum):
     BID_WINNER = "bid_winner"  # the last (highest) bidder before the kitty
 
 
+class JokerTrump(StrEnum):
+    """What a joker bid makes trump (R-BID)."""
+
+    CHOOSE = "choose"  # the bidder names any suit or no-trump (对大王炒底后，可随意定主)
+    NO_TRUMP = "no_trump"  # no-trump only
+
+
 @dataclass(frozen=True, slots=True)
 class LevelBand:
     """Defenders' points ``lo``..``hi`` (inclusive; ``hi`` None = no limit) and their result.
 
     The levels moved are ``levels``, plus, when ``step`` is set,
-    ``((points - anchor) * direction) // step`` — the texts' ⌊(80−p)/10⌋ forms.
+    ``((points - anchor) * direction) // step`` — the texts' ⌊(80-p)/10⌋ forms.
     """
 
     lo: int
@@ -164,27 +171,33 @@ class LevelRule:
 
 @dataclass(frozen=True, slots=True)
 class BiddingRule:
-    """Declaring, overcalling and 炒底 (R-BID).
+    """Declaring (报主/亮主), locking (上保险), overcalling (反主) and 炒底 (R-BID).
 
-    ``ladder`` lists bid shapes from low to high as ``"<count>:<suit>"`` where the
-    suit is S, H, C, D, LJ, BJ or ``*`` (any suit, all equal). A bid must be
-    strictly higher than the standing one on this ladder.
+    ``ladder`` lists bid shapes from low to high as ``"<count>:<suit>"``: ``count``
+    copies of one level card of suit S, H, C or D, ``*`` for a level card of any suit
+    (all equal), or ``count`` copies of a joker, LJ or BJ. ``declare_bids``,
+    ``overcall_bids`` and ``chao_di_bids`` name the ladder entries each kind of bid
+    may show; an empty ``chao_di_bids`` means no 炒底. An overcall must stand strictly
+    higher on the ladder than the standing bid; a locked declaration stands as the
+    pair of its suit.
     """
 
     ladder: tuple[str, ...]
+    declare_bids: tuple[str, ...] = ("1:*",)
+    overcall_bids: tuple[str, ...] = ("2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
+    chao_di_bids: tuple[str, ...] = ("2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
     lock: bool = True  # the declarer may show the same level card again (上保险)
-    declarer_may_overcall: bool = False  # only after someone else overcalled
-    big_joker_trump: str = "choose"  # "choose": any suit or no-trump; "no_trump"
-    little_joker_trump: str = "no_trump"
+    declarer_may_overcall: bool = False  # False: never over one's own standing bid
+    big_joker_trump: JokerTrump = JokerTrump.CHOOSE
+    little_joker_trump: JokerTrump = JokerTrump.NO_TRUMP
     first_hand_dealer: FirstHandDealer = FirstHandDealer.FIRST_DECLARER
-    overcaller_becomes_dealer_first_hand: bool = True
-    chao_di: bool = True  # later hands: overcalls after the bury take up the kitty
-    chao_di_min_level_cards: int = 2
-    chao_di_requires_higher: bool = True
+    overcaller_becomes_dealer_first_hand: bool = True  # 反主反打
+    chao_di_first_hand: bool = False  # classic: 除游戏第一局外
+    chao_di_requires_higher: bool = True  # anhui: any trump pair 炒s, higher or not
     fallback_first_hand: TrumpFallback = TrumpFallback.UNSUPPORTED
     fallback_later_hands: TrumpFallback = TrumpFallback.KITTY_CARD
-    fallback_kitty_index: int = 3
-    overcall_adds_stake: bool = False  # changshu 反主加分
+    fallback_kitty_index: int = 3  # 1-based: 正数第三张
+    overcall_adds_stake: bool = False  # changshu 反主加分: every overcall and 抄底 adds one
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +237,10 @@ _STANDARD_ORDER = OrderRule(
 )
 
 _PAIR_LADDER = ("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
+_LEVEL_PAIRS = ("2:D", "2:C", "2:H", "2:S")
+_CHANGSHU_LADDER = (
+    "1:*", "2:D", "2:C", "2:H", "2:S", "3:D", "3:C", "3:H", "3:S", "3:LJ", "3:BJ",
+)
 
 
 def _band(lo: int, hi: int | None, outcome: Outcome, levels: int = 0) -> LevelBand:
@@ -299,13 +316,15 @@ ANHUI = dataclasses.replace(
         next_dealer=NextDealer.BY_DECLARATION,
     ),
     bidding=BiddingRule(
-        ladder=("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ"),
+        ladder=_PAIR_LADDER,
+        overcall_bids=_LEVEL_PAIRS,  # 只能使用级牌来反主
+        chao_di_bids=(*_LEVEL_PAIRS, "2:LJ", "2:BJ"),  # 任意主牌对; joker pairs 炒 only
         lock=False,
-        big_joker_trump="no_trump",
-        little_joker_trump="no_trump",
+        big_joker_trump=JokerTrump.NO_TRUMP,
+        little_joker_trump=JokerTrump.NO_TRUMP,
         first_hand_dealer=FirstHandDealer.BID_WINNER,
-        chao_di_min_level_cards=0,
-        chao_di_requires_higher=False,
+        chao_di_first_hand=True,  # 炒底牌不限次数: the text limits it to no hand
+        chao_di_requires_higher=False,  # 炒底牌不限次数, any trump pair
         fallback_first_hand=TrumpFallback.FLIP_KITTY,
         fallback_later_hands=TrumpFallback.FLIP_KITTY,
     ),
@@ -345,15 +364,16 @@ CHANGSHU = Ruleset(
         passing_ace=PassingAce.WIN_MATCH,
     ),
     bidding=BiddingRule(
-        ladder=(
-            "1:*", "2:D", "2:C", "2:H", "2:S", "3:D", "3:C", "3:H", "3:S", "3:LJ", "3:BJ",
-        ),
+        ladder=_CHANGSHU_LADDER,
+        declare_bids=_CHANGSHU_LADDER,  # 叫主 follows the same ladder (叫主時，也遵循以上規則)
+        overcall_bids=_CHANGSHU_LADDER[1:],
+        chao_di_bids=_CHANGSHU_LADDER[1:],  # 至少要兩張級牌才能抄底 (or three jokers)
         lock=False,
         declarer_may_overcall=True,
-        big_joker_trump="no_trump",
-        little_joker_trump="no_trump",
+        big_joker_trump=JokerTrump.NO_TRUMP,
+        little_joker_trump=JokerTrump.NO_TRUMP,
         first_hand_dealer=FirstHandDealer.BID_WINNER,
-        chao_di_min_level_cards=2,
+        chao_di_first_hand=True,
         fallback_first_hand=TrumpFallback.KITTY_FIRST_LEVEL,
         fallback_later_hands=TrumpFallback.KITTY_FIRST_LEVEL,
         overcall_adds_stake=True,
@@ -372,7 +392,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    """A preset by id (``classic``, ``shuangsheng``, ``anhui``, ``changshu``) or a registered variant."""
+    """A preset by id (classic, shuangsheng, anhui, changshu) or a registered variant."""
     try:
         return PRESETS[ruleset_id]
     except KeyError:
@@ -392,7 +412,7 @@ def _convert(value: Any, annotation: str, where: str) -> Any:
     enums = {
         "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
         "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
-        "FirstHandDealer": FirstHandDealer,
+        "FirstHandDealer": FirstHandDealer, "JokerTrump": JokerTrump,
     }
     if annotation in enums:
         try:
@@ -456,7 +476,8 @@ def ruleset_from_text(text: str, filename: str) -> Ruleset:
     try:
         data = json.loads(text) if filename.endswith(".json") else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise RulesetError(f"{filename}: not valid {'JSON' if filename.endswith('.json') else 'TOML'}: {exc}") from None
+        kind = "JSON" if filename.endswith(".json") else "TOML"
+        raise RulesetError(f"{filename}: not valid {kind}: {exc}") from None
     if not isinstance(data, dict):
         raise RulesetError(f"{filename}: expected a table at the top")
     return ruleset_from_mapping(data, filename)
@@ -478,12 +499,67 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
     tiers = set(ruleset.order.trump_tiers)
     for upper, lower in ruleset.order.tractor_links:
         if upper not in tiers or lower not in tiers:
-            raise RulesetError(f"{where}.order.tractor_links: ({upper!r}, {lower!r}) names no place")
+            raise RulesetError(
+                f"{where}.order.tractor_links: ({upper!r}, {lower!r}) names no place"
+            )
     for rank in (*ruleset.level.must_play, ruleset.level.first_level):
         if rank not in RANK_LETTERS:
             raise RulesetError(f"{where}.level: {rank!r} is not a rank")
-    if not ruleset.level.bands or ruleset.level.bands[0].lo != 0:
-        raise RulesetError(f"{where}.level.bands: the bands must start at 0 points")
+    _validate_bands(ruleset.level.bands, f"{where}.level.bands")
+    _validate_bidding(ruleset, f"{where}.bidding")
+
+
+def _validate_bands(bands: tuple[LevelBand, ...], where: str) -> None:
+    # Points come in steps of 5, so the bands must tile 0, 5, 10, ... with no gap or overlap.
+    if not bands or bands[0].lo != 0:
+        raise RulesetError(f"{where}: the bands must start at 0 points")
+    for i, band in enumerate(bands):
+        if band.step is not None and band.step <= 0:
+            raise RulesetError(f"{where}[{i}].step: {band.step} is not a positive step")
+        if band.hi is None:
+            if i != len(bands) - 1:
+                raise RulesetError(f"{where}[{i}]: only the last band may be open (hi unset)")
+            return
+        if band.hi < band.lo:
+            raise RulesetError(f"{where}[{i}]: hi {band.hi} is below lo {band.lo}")
+        if i + 1 < len(bands) and bands[i + 1].lo != band.hi + 5:
+            raise RulesetError(
+                f"{where}[{i + 1}].lo: {bands[i + 1].lo} does not follow {band.hi} "
+                "(points move in steps of 5)"
+            )
+    raise RulesetError(f"{where}: the last band must be open (hi unset)")
+
+
+_BID_SUITS = ("S", "H", "C", "D", "*", "LJ", "BJ")
+
+
+def _validate_bidding(ruleset: Ruleset, where: str) -> None:
+    rule = ruleset.bidding
+    for entry in rule.ladder:
+        count, _, suit = entry.partition(":")
+        if not count.isdigit() or not 1 <= int(count) <= ruleset.decks or suit not in _BID_SUITS:
+            raise RulesetError(
+                f"{where}.ladder: {entry!r} is not '<count>:<suit>' with a count of 1-"
+                f"{ruleset.decks} and a suit of {', '.join(_BID_SUITS)}"
+            )
+    if len(set(rule.ladder)) != len(rule.ladder):
+        raise RulesetError(f"{where}.ladder: an entry is listed twice")
+    for name in ("declare_bids", "overcall_bids", "chao_di_bids"):
+        for entry in getattr(rule, name):
+            if entry not in rule.ladder:
+                raise RulesetError(f"{where}.{name}: {entry!r} is not on the ladder")
+    if rule.lock:
+        missing = [f"2:{s}" for s in "SHCD" if f"2:{s}" not in rule.ladder]
+        if missing:
+            raise RulesetError(
+                f"{where}.lock: a locked declaration stands as its pair, but the ladder "
+                f"lacks {', '.join(missing)}"
+            )
+    if not 1 <= rule.fallback_kitty_index <= ruleset.kitty_size:
+        raise RulesetError(
+            f"{where}.fallback_kitty_index: {rule.fallback_kitty_index} is not a kitty card "
+            f"(1-{ruleset.kitty_size})"
+        )
 
 
 def _known_tier(tier: str) -> bool:

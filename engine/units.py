@@ -94,9 +94,9 @@ def units_containing_lowest(
 
 
 def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    # Fewest units; then largest units first; then tractors before loose sets; then higher tops.
-    sizes = tuple(sorted((-u.size for u in units)))
-    lengths = tuple(sorted((-u.length for u in units)))
+    # Fewest units; then largest units first; then tractors before loose sets.
+    sizes = tuple(sorted(-u.size for u in units))
+    lengths = tuple(sorted(-u.length for u in units))
     return (len(units), sizes, lengths)
 
 

@@ -581,6 +581,7 @@ class AuditReport(_message.Message):
     SCORING_ERRORS_FIELD_NUMBER: _builtins.int
     WARNINGS_FIELD_NUMBER: _builtins.int
     REJECTIONS_FIELD_NUMBER: _builtins.int
+    NOTES_FIELD_NUMBER: _builtins.int
     record_id: _builtins.str
     """The record's id."""
     ruleset: _builtins.str
@@ -607,6 +608,10 @@ class AuditReport(_message.Message):
     def rejections(self) -> _containers.RepeatedCompositeFieldContainer[Global___FieldViolation]:
         """Malformed fields that kept the record from being replayed; when present nothing was computed."""
 
+    @_builtins.property
+    def notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """What the audit could not check and why (e.g. declaration timing without the draw order)."""
+
     def __init__(
         self,
         *,
@@ -619,10 +624,11 @@ class AuditReport(_message.Message):
         scoring_errors: _builtins.int = ...,
         warnings: _builtins.int = ...,
         rejections: _abc.Iterable[Global___FieldViolation] | None = ...,
+        notes: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["computed", b"computed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["breaches", b"breaches", "computed", b"computed", "findings", b"findings", "record_id", b"record_id", "rejections", b"rejections", "ruleset", b"ruleset", "scoring_errors", b"scoring_errors", "steps", b"steps", "warnings", b"warnings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["breaches", b"breaches", "computed", b"computed", "findings", b"findings", "notes", b"notes", "record_id", b"record_id", "rejections", b"rejections", "ruleset", b"ruleset", "scoring_errors", b"scoring_errors", "steps", b"steps", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

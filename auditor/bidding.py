@@ -1,0 +1,226 @@
+"""Replaying a hand's bidding and kitty exchanges (R-BID) through the engine's bidding machine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from auditor.reading import ReadExchange, tokens
+from chaodipi.v1 import audit_pb2, records_pb2
+from engine.bidding import (
+    NO_TRUMP_CHOICE,
+    Bid,
+    BidError,
+    BidKind,
+    BiddingState,
+    Phase,
+    Unsupported,
+    apply_bid,
+    bury,
+    check_bid,
+    end_drawing,
+    fallback_trump,
+    start_bidding,
+)
+from engine.cards import KINDS, SUIT_LETTERS, label_cards
+from engine.ruleset import NextDealer
+
+if TYPE_CHECKING:
+    from auditor.audit import HandReplay
+
+KINDS_BY_PROTO = {
+    records_pb2.BID_KIND_DECLARE: BidKind.DECLARE,
+    records_pb2.BID_KIND_LOCK: BidKind.LOCK,
+    records_pb2.BID_KIND_OVERCALL: BidKind.OVERCALL,
+    records_pb2.BID_KIND_CHAO_DI: BidKind.CHAO_DI,
+    records_pb2.BID_KIND_KITTY_FLIP: BidKind.KITTY_FLIP,
+}
+Exchanges = Iterator[tuple[int, ReadExchange]]
+BIDDING = audit_pb2.PHASE_BIDDING
+KITTY = audit_pb2.PHASE_KITTY
+
+
+@dataclass(frozen=True, slots=True)
+class BiddingOutcome:
+    """What the bidding settled: the level played, trump (None: no-trump) and dealer."""
+
+    level: int
+    trump: int | None
+    dealer: int
+    overcalls: int
+
+
+def _bid_hand(replay: HandReplay, seat: int, drawn_total: int | None) -> tuple[list[int], int | None]:
+    """The bidder's cards for the check, and how many of them were drawn by then."""
+    sequence = replay.read.draw_sequence
+    if sequence is None or drawn_total is None:
+        hand = replay.hands[seat]
+        return [k for k in range(KINDS) for _ in range(hand[k])], None
+    own = [k for s, k in sequence if s == seat]
+    drawn = sum(1 for s, _ in sequence[:drawn_total] if s == seat)
+    return own, drawn
+
+
+def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
+    """Replay bids and kitty exchanges; None when the hand cannot go on (trump unknown)."""
+    read, rs = replay.read, replay.ruleset
+    recorded_dealer = read.dealer
+    by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
+    if read.first_hand:
+        level = read.team_levels[recorded_dealer % 2 if recorded_dealer is not None else 0]
+        state = start_bidding(level, first_hand=True)
+    elif recorded_dealer is None:
+        replay.find(
+            "UNSUPPORTED",
+            "a later hand needs its dealer (context.dealer): the match decided it",
+            BIDDING,
+        )
+        return None
+    else:
+        level = read.team_levels[recorded_dealer % 2]
+        state = (
+            start_bidding(level, first_hand=False, holding_team=recorded_dealer % 2)
+            if by_declaration
+            else start_bidding(level, first_hand=False, dealer=recorded_dealer)
+        )
+    exchanges = iter(enumerate(read.exchanges))
+    buried = False
+    for i, event in enumerate(read.bids):
+        kind = KINDS_BY_PROTO[event.kind]
+        if kind in (BidKind.KITTY_FLIP, BidKind.CHAO_DI) and state.phase is Phase.DRAWING:
+            state = end_drawing(state)
+        if kind is BidKind.CHAO_DI and not buried:
+            settled = _bury(replay, state, recorded_dealer, exchanges)
+            if settled is None:
+                return None
+            state, buried = settled, True
+        hand, drawn = _bid_hand(replay, event.seat, event.drawn_count)
+        choice = None
+        if event.trump_choice is not None:
+            choice = NO_TRUMP_CHOICE if event.trump_choice < 0 else SUIT_LETTERS[event.trump_choice]
+        bid = Bid(event.seat, kind, tuple(event.cards), choice, drawn)
+        reason = check_bid(rs, state, bid, hand=hand)
+        if reason is not None:
+            replay.find(
+                "BID_ILLEGAL", f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: "
+                f"{reason}", BIDDING, seat=event.seat, bid_index=i,
+                recorded=" ".join(tokens(event.cards)),
+            )
+            continue
+        try:
+            state = apply_bid(rs, state, bid, hand=hand)
+        except BidError as exc:  # check_bid said yes: only a disagreement in the engine lands here
+            replay.find("BID_ILLEGAL", str(exc), BIDDING, seat=event.seat, bid_index=i)
+            continue
+        if kind is BidKind.CHAO_DI:
+            _exchange(replay, event.seat, exchanges, chao_di=True)
+        replay.snapshot(BIDDING)
+    if not buried:
+        if state.phase is Phase.DRAWING:
+            state = end_drawing(state)
+        settled = _bury(replay, state, recorded_dealer, exchanges)
+        if settled is None:
+            return None
+        state = settled
+    for j, extra in exchanges:
+        replay.find(
+            "KITTY_INVALID",
+            f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
+            KITTY, seat=extra.seat, exchange_index=j,
+        )
+    if state.draw_unchecked:
+        replay.notes.append(
+            f"{state.draw_unchecked} declaration(s) made while drawing were not checked for "
+            "timing: the record gives the dealt hands, not the draw order"
+        )
+    assert state.dealer is not None
+    if recorded_dealer is not None and state.dealer != recorded_dealer:
+        replay.find(
+            "DEALER_MISMATCH",
+            f"the bidding makes seat {state.dealer} the dealer; the record says seat "
+            f"{recorded_dealer}",
+            BIDDING, seat=recorded_dealer,
+            expected=str(state.dealer), recorded=str(recorded_dealer),
+        )
+    level = read.team_levels[state.dealer % 2] if read.first_hand else level
+    return BiddingOutcome(level, state.trump, state.dealer, state.stake)
+
+
+def _bury(
+    replay: HandReplay,
+    state: BiddingState,
+    recorded_dealer: int | None,
+    exchanges: Exchanges,
+) -> BiddingState | None:
+    """Settle trump and dealer when the dealer takes the kitty, then check the bury."""
+    rs = replay.ruleset
+    fallback = None
+    if state.standing is None:
+        result = None
+        try:
+            result = fallback_trump(
+                rs, replay.read.kitty, state.level, state.first_hand, flips=state.flips
+            )
+        except ValueError as exc:
+            replay.find("BID_ILLEGAL", f"nobody declared and the kitty flips are wrong: {exc}",
+                        BIDDING)
+            return None
+        if isinstance(result, Unsupported):
+            replay.find("UNSUPPORTED", result.reason, BIDDING)
+            return None
+        fallback = result
+    dealer = recorded_dealer if state.dealer is None and not state.dealer_by_bidding else None
+    if state.dealer is None and fallback is not None and fallback.decider is None:
+        dealer = recorded_dealer
+    try:
+        state = bury(state, fallback=fallback, dealer=dealer)
+    except ValueError as exc:
+        replay.find("UNSUPPORTED", f"the dealer cannot be settled: {exc}", BIDDING)
+        return None
+    assert state.dealer is not None
+    _exchange(replay, state.dealer, exchanges, chao_di=False)
+    return state
+
+
+def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: bool) -> None:
+    """Check and apply the next kitty exchange, made by ``seat``."""
+    rs = replay.ruleset
+    step = next(exchanges, None)
+    who = "the 炒底 bidder" if chao_di else "the dealer"
+    if step is None:
+        replay.find(
+            "KITTY_INVALID",
+            f"{who} (seat {seat}) took up no kitty in the record; the kitty is kept as it lies",
+            KITTY, seat=seat,
+        )
+        return
+    j, ex = step
+    if ex.seat != seat:
+        replay.find(
+            "KITTY_INVALID",
+            f"kitty exchange {j + 1} was made by seat {ex.seat}; {who} is seat {seat}",
+            KITTY, seat=ex.seat, exchange_index=j, expected=str(seat), recorded=str(ex.seat),
+        )
+    if sorted(ex.picked_up) != sorted(replay.kitty):
+        replay.find(
+            "KITTY_INVALID",
+            f"seat {ex.seat} picked up {label_cards(ex.picked_up)}; the kitty was "
+            f"{label_cards(replay.kitty)}",
+            KITTY, seat=ex.seat, exchange_index=j,
+            expected=" ".join(tokens(replay.kitty)),
+            recorded=" ".join(tokens(ex.picked_up)),
+        )
+    if len(ex.buried) != rs.kitty_size:
+        replay.find(
+            "KITTY_INVALID",
+            f"seat {ex.seat} buried {len(ex.buried)} cards; the kitty holds {rs.kitty_size}",
+            KITTY, seat=ex.seat, exchange_index=j,
+            expected=str(rs.kitty_size), recorded=str(len(ex.buried)),
+        )
+    hand = replay.hands[ex.seat]
+    for k in replay.kitty:
+        hand[k] += 1
+    replay.take(ex.seat, ex.buried, KITTY, "buried", exchange_index=j)
+    replay.kitty = list(ex.buried)
+    replay.snapshot(KITTY)

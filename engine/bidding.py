@@ -1,0 +1,570 @@
+"""Bidding as an immutable state machine: 报主, 上保险, 反主, 炒底/抄底, kitty flips (R-BID).
+
+``check_bid`` says why a bid is illegal (or None); ``apply_bid`` returns the next
+state and never changes the old one. Every rules difference is read from
+``BiddingRule``: the ladder, which ladder entries each kind of bid may show, the
+lock, who may overcall, what joker bids make trump, who deals the first hand, the
+炒底 window and the fallbacks when nobody declares.
+
+A hand's bidding runs through three phases: ``DRAWING`` (declare, lock,
+overcall), ``DRAWN`` (drawing over, kitty not taken: lock, overcall, kitty flips)
+and ``BURIED`` (the dealer has buried the kitty: 炒底 only).
+
+>>> from engine.ruleset import CLASSIC
+>>> from engine.cards import parse_cards, rank_index
+>>> state = start_bidding(rank_index("6"), first_hand=True)
+>>> hand = parse_cards("H6 H6 S9")
+>>> state = apply_bid(CLASSIC, state, Bid(2, BidKind.DECLARE, (parse_cards("H6")[0],)), hand=hand)
+>>> check_bid(CLASSIC, state, Bid(2, BidKind.LOCK, (parse_cards("H6")[0],)), hand=hand) is None
+True
+>>> (state.dealer, state.trump_label)
+(2, '♥')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.cards import (
+    BIG_JOKER,
+    LITTLE_JOKER,
+    RANK_LETTERS,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    card_label,
+    label_cards,
+    rank_of,
+    suit_of,
+)
+from engine.level import seat_by_declaration
+from engine.ruleset import BiddingRule, FirstHandDealer, JokerTrump, Ruleset, TrumpFallback
+
+
+class BidKind(StrEnum):
+    """What a bid does."""
+
+    DECLARE = "declare"  # 报主/亮主/叫主: the first bid of the hand, while cards are drawn
+    LOCK = "lock"  # 上保险: the declarer shows the declared level card again
+    OVERCALL = "overcall"  # 反主: a strictly higher bid before the dealer takes the kitty
+    CHAO_DI = "chao_di"  # 炒底/抄底: a bid after the bury; takes the kitty up and buries again
+    KITTY_FLIP = "kitty_flip"  # nobody declared: a player turns the next kitty card (翻底)
+
+
+class Phase(StrEnum):
+    """Where the hand's bidding stands."""
+
+    DRAWING = "drawing"
+    DRAWN = "drawn"
+    BURIED = "buried"
+
+
+NO_TRUMP_CHOICE = "NT"
+"""``Bid.trump_choice`` for no-trump (无主); a suit is its letter S, H, C or D."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """One bid: ``cards`` are the cards shown (copies of one card; a lock shows one card).
+
+    ``trump_choice`` names the trump a joker bid makes when the rules let the
+    bidder choose (``"S"``, ``"H"``, ``"C"``, ``"D"`` or ``"NT"``). ``drawn_count``,
+    when the record has the draw order, is how many cards the bidder had drawn when
+    bidding; the hand passed to ``check_bid`` is then in draw order.
+    """
+
+    seat: int
+    kind: BidKind
+    cards: tuple[int, ...]
+    trump_choice: str | None = None
+    drawn_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StandingBid:
+    """The bid in force: its seat, ladder entry and place (``rank``) on the ladder."""
+
+    seat: int
+    kind: BidKind
+    card: int
+    entry: str
+    rank: int
+    locked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BiddingState:
+    """The bidding of one hand so far.
+
+    ``trump`` is a suit (0-3) or None for no-trump, read only when ``trump_known``.
+    ``dealer`` is None until the bidding fixes it. ``holding_team`` is the team that
+    holds the deal in a later hand. ``shown`` lists ``(seat, card)`` for every card
+    shown in a bid (亮过主的牌不能再次亮主). ``stake`` counts the overcalls that
+    raise the stake (changshu 反主加分). ``draw_unchecked`` counts bids made while
+    drawing whose draw order the record did not give, so the audit can say that
+    check was skipped.
+    """
+
+    level: int
+    first_hand: bool
+    holding_team: int | None
+    dealer: int | None
+    dealer_by_bidding: bool
+    phase: Phase = Phase.DRAWING
+    standing: StandingBid | None = None
+    first_declarer: int | None = None
+    trump: int | None = None
+    trump_known: bool = False
+    shown: tuple[tuple[int, int], ...] = ()
+    stake: int = 0
+    kitty_holder: int | None = None
+    flips: tuple[tuple[int, int], ...] = ()
+    draw_unchecked: int = 0
+    bids: tuple[Bid, ...] = ()
+
+    @property
+    def trump_label(self) -> str:
+        """``♥``, ``no-trump``, or ``undecided``."""
+        if not self.trump_known:
+            return "undecided"
+        return "no-trump" if self.trump is None else SUIT_SYMBOLS[self.trump]
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackResult:
+    """Trump when nobody declares, and how it was found (``reason``, for the referee).
+
+    ``index`` is the deciding kitty card's place (0-based) or None when no card
+    decides; ``decider`` the seat whose flip decided (FLIP_KITTY with flips given).
+    """
+
+    trump: int | None
+    index: int | None
+    decider: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unsupported:
+    """The rules are silent: the audit reports UNSUPPORTED instead of guessing."""
+
+    reason: str
+
+
+class BidError(ValueError):
+    """An illegal bid passed to ``apply_bid``; the message is the reason."""
+
+
+def start_bidding(
+    level: int,
+    *,
+    first_hand: bool,
+    dealer: int | None = None,
+    holding_team: int | None = None,
+) -> BiddingState:
+    """The bidding state before the first card is drawn.
+
+    First hand: no dealer yet. A later hand passes either ``dealer`` (kept fixed) or,
+    where the bidding names the seat within the team (anhui BY_DECLARATION),
+    ``holding_team``.
+    """
+    if not 0 <= level < len(RANK_LETTERS):
+        raise ValueError(f"bad level {level}: expected a rank index 0-12")
+    if first_hand:
+        if dealer is not None or holding_team is not None:
+            raise ValueError("the first hand's dealer comes from the bidding: pass neither")
+        return BiddingState(level, True, None, None, dealer_by_bidding=True)
+    if (dealer is None) == (holding_team is None):
+        raise ValueError("a later hand needs exactly one of dealer or holding_team")
+    if dealer is not None:
+        if not 0 <= dealer < 4:
+            raise ValueError(f"bad dealer seat {dealer}: expected 0-3")
+        return BiddingState(level, False, dealer % 2, dealer, dealer_by_bidding=False)
+    if holding_team not in (0, 1):
+        raise ValueError(f"bad holding team {holding_team}: expected 0 or 1")
+    return BiddingState(level, False, holding_team, None, dealer_by_bidding=True)
+
+
+def _entry_name(entry: str) -> str:
+    count, _, suit = entry.partition(":")
+    what = {"1": "one", "2": "a pair of", "3": "three"}.get(count, f"{count} of")
+    if suit == "*":
+        return f"{what} level card{'s' if count != '1' else ''} of any suit"
+    if suit in ("LJ", "BJ"):
+        return f"{what} {suit}"
+    plural = "s" if count != "1" else ""
+    return f"{what} {SUIT_SYMBOLS[SUIT_LETTERS.index(suit)]} level card{plural}"
+
+
+def _ladder_place_exact(rule: BiddingRule, card: int, count: int) -> tuple[str, int] | None:
+    """The ladder entry naming ``count`` copies of ``card`` by its own suit, or None."""
+    suit = suit_of(card)
+    name = ("LJ" if card == LITTLE_JOKER else "BJ") if suit is None else SUIT_LETTERS[suit]
+    entry = f"{count}:{name}"
+    return (entry, rule.ladder.index(entry)) if entry in rule.ladder else None
+
+
+def _ladder_place(rule: BiddingRule, card: int, count: int) -> tuple[str, int] | None:
+    """The ladder entry and place of ``count`` copies of ``card`` (a suit, else ``*``)."""
+    place = _ladder_place_exact(rule, card, count)
+    if place is not None or suit_of(card) is None:
+        return place
+    entry = f"{count}:*"
+    return (entry, rule.ladder.index(entry)) if entry in rule.ladder else None
+
+
+def _locked_place(rule: BiddingRule, standing: StandingBid) -> tuple[str, int] | None:
+    """A locked declaration stands as one more copy of its card, e.g. ``1:*`` → ``2:H``."""
+    count = int(standing.entry.partition(":")[0]) + 1
+    return _ladder_place_exact(rule, standing.card, count)
+
+
+def _allowed(rule: BiddingRule, kind: BidKind) -> tuple[str, ...]:
+    if kind is BidKind.DECLARE:
+        return rule.declare_bids
+    if kind is BidKind.OVERCALL:
+        return rule.overcall_bids
+    return rule.chao_di_bids
+
+
+def _phase_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
+    rule = ruleset.bidding
+    kind = bid.kind
+    if kind is BidKind.DECLARE and state.phase is not Phase.DRAWING:
+        return "a declaration is made only while the cards are drawn"
+    if kind in (BidKind.LOCK, BidKind.OVERCALL) and state.phase is Phase.BURIED:
+        return f"{kind.value}s end when the dealer takes the kitty; after the bury only 炒底"
+    if kind is BidKind.CHAO_DI:
+        if not rule.chao_di_bids:
+            return f"{ruleset.id} has no 炒底"
+        if state.first_hand and not rule.chao_di_first_hand:
+            return f"{ruleset.id} has no 炒底 in the first hand (除游戏第一局外)"
+        if state.phase is not Phase.BURIED:
+            return "炒底 comes only after the dealer has buried the kitty"
+    if kind is BidKind.KITTY_FLIP:
+        fallback = rule.fallback_first_hand if state.first_hand else rule.fallback_later_hands
+        if fallback is not TrumpFallback.FLIP_KITTY:
+            return f"{ruleset.id} does not flip the kitty when nobody declares"
+        if state.phase is not Phase.DRAWN:
+            return "the kitty is flipped only after the drawing, before the dealer takes it"
+    return None
+
+
+def _flip_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
+    if state.standing is not None:
+        return f"seat {state.standing.seat} has declared: the kitty is not flipped"
+    if len(bid.cards) != 1:
+        return "a flip turns exactly one kitty card"
+    if len(state.flips) >= ruleset.kitty_size:
+        return "every kitty card has been flipped"
+    if state.flips:
+        last_seat, last_card = state.flips[-1]
+        if rank_of(last_card) == state.level:
+            return f"the flip of {card_label(last_card)} (a level card) already set trump"
+        if bid.seat != (last_seat + 1) % 4:
+            return f"seat {(last_seat + 1) % 4} flips next (in seat order), not seat {bid.seat}"
+    return None
+
+
+def _hand_reason(state: BiddingState, bid: Bid, card: int, hand: Sequence[int]) -> str | None:
+    if bid.drawn_count is not None and not 0 <= bid.drawn_count <= len(hand):
+        return f"drawn_count {bid.drawn_count} does not fit a hand of {len(hand)} cards"
+    pool = hand if bid.drawn_count is None else hand[: bid.drawn_count]
+    have = sum(1 for k in pool if k == card)
+    used = sum(1 for seat, k in state.shown if seat == bid.seat and k == card)
+    if have - used >= len(bid.cards):
+        return None
+    where = (
+        "in the hand"
+        if bid.drawn_count is None
+        else (f"among the {bid.drawn_count} cards drawn by then")
+    )
+    shows = label_cards(bid.cards)
+    text = f"seat {bid.seat} shows {shows} but holds {have} {card_label(card)} {where}"
+    if used:
+        text += f", {used} of them shown in an earlier bid (亮过主的牌不能再次亮主)"
+    return text
+
+
+def _lock_reason(ruleset: Ruleset, state: BiddingState, bid: Bid, card: int) -> str | None:
+    rule = ruleset.bidding
+    standing = state.standing
+    if not rule.lock:
+        return f"{ruleset.id} has no lock (上保险)"
+    if standing is None or standing.kind is not BidKind.DECLARE or standing.seat != bid.seat:
+        return f"only the standing declaration's own declarer locks; seat {bid.seat} is not it"
+    if standing.locked:
+        return "the declaration is already locked"
+    if card != standing.card or len(bid.cards) != 1:
+        return f"a lock shows one more {card_label(standing.card)}, the declared card"
+    if _locked_place(rule, standing) is None:
+        return f"the ladder of {ruleset.id} has no place for a locked {_entry_name(standing.entry)}"
+    return None
+
+
+def _standing_reason(
+    ruleset: Ruleset, state: BiddingState, bid: Bid, entry: str, rank: int
+) -> str | None:
+    rule = ruleset.bidding
+    standing = state.standing
+    kind = bid.kind
+    if kind is BidKind.DECLARE:
+        if standing is not None:
+            return (
+                f"seat {standing.seat} has already declared {state.trump_label}; "
+                "only a higher overcall changes trump"
+            )
+        return None
+    if kind is BidKind.OVERCALL and standing is None:
+        return "nothing to overcall: the first bid is a declaration"
+    if standing is not None and not rule.declarer_may_overcall and standing.seat == bid.seat:
+        return (
+            f"seat {bid.seat} holds the standing bid and may not bid over it "
+            "(报主玩家也可参与反主，但必须在有其他玩家先进行反主的前提下)"
+        )
+    higher_needed = kind is BidKind.OVERCALL or rule.chao_di_requires_higher
+    if standing is not None and higher_needed and rank <= standing.rank:
+        held = _entry_name(standing.entry) + (" (locked)" if standing.locked else "")
+        return f"{_entry_name(entry)} is not higher than the standing {held} on the ladder"
+    return None
+
+
+def _trump_of(ruleset: Ruleset, card: int, choice: str | None) -> tuple[int | None, str | None]:
+    """The trump a bid makes, and the reason the choice is illegal (or None)."""
+    rule = ruleset.bidding
+    suit = suit_of(card)
+    if suit is not None:
+        if choice not in (None, SUIT_LETTERS[suit]):
+            return None, f"a {card_label(card)} bid makes {SUIT_SYMBOLS[suit]} trump, not {choice}"
+        return suit, None
+    mode = rule.big_joker_trump if card == BIG_JOKER else rule.little_joker_trump
+    if mode is JokerTrump.NO_TRUMP:
+        if choice not in (None, NO_TRUMP_CHOICE):
+            return None, f"a {card_label(card)} bid makes no-trump only, not {choice}"
+        return None, None
+    if choice is None or choice not in (*SUIT_LETTERS, NO_TRUMP_CHOICE):
+        return None, (
+            f"a {card_label(card)} bid names the trump: S, H, C, D or NT (对大王可随意定主)"
+        )
+    return (None if choice == NO_TRUMP_CHOICE else SUIT_LETTERS.index(choice)), None
+
+
+def check_bid(
+    ruleset: Ruleset, state: BiddingState, bid: Bid, *, hand: Sequence[int]
+) -> str | None:
+    """Why ``bid`` is illegal in ``state``, or None when it is legal (R-BID).
+
+    ``hand`` is the bidder's hand (in draw order when ``bid.drawn_count`` is set;
+    ignored for a kitty flip, whose card comes from the kitty).
+    """
+    if not 0 <= bid.seat < 4:
+        return f"bad seat {bid.seat}: expected 0-3"
+    reason = _phase_reason(ruleset, state, bid)
+    if reason is not None:
+        return reason
+    if not bid.cards:
+        return "a bid shows at least one card"
+    if bid.kind is BidKind.KITTY_FLIP:
+        return _flip_reason(ruleset, state, bid)
+    card = bid.cards[0]
+    if any(k != card for k in bid.cards):
+        return f"a bid shows copies of one card, not {label_cards(bid.cards)}"
+    if suit_of(card) is not None and rank_of(card) != state.level:
+        return f"{card_label(card)} is not a level card (level {RANK_LETTERS[state.level]})"
+    reason = _hand_reason(state, bid, card, hand)
+    if reason is not None:
+        return reason
+    if bid.kind is BidKind.LOCK:
+        return _lock_reason(ruleset, state, bid, card)
+    place = _ladder_place(ruleset.bidding, card, len(bid.cards))
+    allowed = _allowed(ruleset.bidding, bid.kind)
+    if place is None or place[0] not in allowed:
+        names = "; ".join(_entry_name(e) for e in allowed)
+        joker_declares = bid.kind is BidKind.DECLARE and suit_of(card) is None
+        note = " (常主不可进行报主)" if joker_declares else ""
+        return (
+            f"{label_cards(bid.cards)} is not a {bid.kind.value} in {ruleset.id}{note}: "
+            f"it shows {names}"
+        )
+    reason = _standing_reason(ruleset, state, bid, *place)
+    if reason is not None:
+        return reason
+    return _trump_of(ruleset, card, bid.trump_choice)[1]
+
+
+def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None:
+    """The dealer after a bid made before the kitty is taken."""
+    if not state.dealer_by_bidding:
+        return state.dealer
+    if state.holding_team is not None:
+        # Later hand, anhui style: 自放自打, 上放下打 from the latest bid before the kitty.
+        return seat_by_declaration(state.holding_team, bid.seat)
+    rule = ruleset.bidding
+    if (
+        bid.kind is BidKind.DECLARE
+        or rule.first_hand_dealer is FirstHandDealer.BID_WINNER
+        or rule.overcaller_becomes_dealer_first_hand
+    ):
+        return bid.seat
+    return state.dealer
+
+
+def apply_bid(
+    ruleset: Ruleset, state: BiddingState, bid: Bid, *, hand: Sequence[int]
+) -> BiddingState:
+    """The state after a legal bid; raises ``BidError`` with the reason otherwise."""
+    reason = check_bid(ruleset, state, bid, hand=hand)
+    if reason is not None:
+        raise BidError(reason)
+    bids = (*state.bids, bid)
+    card = bid.cards[0]
+    if bid.kind is BidKind.KITTY_FLIP:
+        return dataclasses.replace(state, flips=(*state.flips, (bid.seat, card)), bids=bids)
+    shown = (*state.shown, *((bid.seat, card) for _ in bid.cards))
+    unchecked = state.draw_unchecked + int(state.phase is Phase.DRAWING and bid.drawn_count is None)
+    standing = state.standing
+    if bid.kind is BidKind.LOCK and standing is not None:
+        entry, rank = _locked_place(ruleset.bidding, standing) or (standing.entry, standing.rank)
+        return dataclasses.replace(
+            state,
+            standing=dataclasses.replace(standing, entry=entry, rank=rank, locked=True),
+            shown=shown,
+            draw_unchecked=unchecked,
+            bids=bids,
+        )
+    entry, rank = _ladder_place(ruleset.bidding, card, len(bid.cards)) or ("", -1)
+    chao_di = bid.kind is BidKind.CHAO_DI
+    raises_stake = ruleset.bidding.overcall_adds_stake and bid.kind is not BidKind.DECLARE
+    return dataclasses.replace(
+        state,
+        standing=StandingBid(bid.seat, bid.kind, card, entry, rank),
+        trump=_trump_of(ruleset, card, bid.trump_choice)[0],
+        trump_known=True,
+        shown=shown,
+        stake=state.stake + int(raises_stake),
+        draw_unchecked=unchecked,
+        bids=bids,
+        # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).
+        dealer=state.dealer if chao_di else _dealer_after(ruleset, state, bid),
+        kitty_holder=bid.seat if chao_di else state.kitty_holder,
+        first_declarer=bid.seat if bid.kind is BidKind.DECLARE else state.first_declarer,
+    )
+
+
+def end_drawing(state: BiddingState) -> BiddingState:
+    """Drawing is over: no more declarations; overcalls and flips until the kitty is taken."""
+    if state.phase is not Phase.DRAWING:
+        raise ValueError(f"the drawing is already over (phase {state.phase.value})")
+    return dataclasses.replace(state, phase=Phase.DRAWN)
+
+
+def bury(
+    state: BiddingState,
+    *,
+    fallback: FallbackResult | None = None,
+    dealer: int | None = None,
+) -> BiddingState:
+    """The dealer has taken the kitty and buried it: from now on only 炒底.
+
+    When nobody declared, pass the ``fallback`` trump; a flip's decider then fixes
+    the dealer (first hand: the decider; later hands: 自放自打, 上放下打). ``dealer``
+    is for a record whose dealer the rules left open (e.g. nobody bid in changshu's
+    first hand).
+    """
+    if state.phase is Phase.BURIED:
+        raise ValueError("the kitty is already buried")
+    if (state.standing is None) != (fallback is not None):
+        raise ValueError("pass a fallback exactly when nobody declared")
+    trump, trump_known, seat = state.trump, state.trump_known, state.dealer
+    if fallback is not None:
+        trump, trump_known = fallback.trump, True
+        if state.dealer_by_bidding and fallback.decider is not None:
+            seat = (
+                fallback.decider
+                if state.holding_team is None
+                else seat_by_declaration(state.holding_team, fallback.decider)
+            )
+    if dealer is not None:
+        if seat is not None and seat != dealer:
+            raise ValueError(f"the bidding made seat {seat} the dealer, not seat {dealer}")
+        seat = dealer
+    if seat is None:
+        raise ValueError("no dealer: the bidding left it open; pass the record's dealer")
+    return dataclasses.replace(
+        state,
+        phase=Phase.BURIED,
+        trump=trump,
+        trump_known=trump_known,
+        dealer=seat,
+        kitty_holder=seat,
+    )
+
+
+def _highest_side(kitty: Sequence[int]) -> int | None:
+    """Index of the highest-ranked suited card (the first of equals), jokers left out."""
+    best: int | None = None
+    best_rank = -1
+    for i, card in enumerate(kitty):
+        rank = rank_of(card)
+        if rank is not None and rank > best_rank:
+            best, best_rank = i, rank
+    return best
+
+
+def fallback_trump(
+    ruleset: Ruleset,
+    kitty: Sequence[int],
+    level: int,
+    first_hand: bool,
+    flips: Sequence[tuple[int, int]] = (),
+) -> FallbackResult | Unsupported:
+    """Trump when nobody declares, per ``TrumpFallback`` (R-BID).
+
+    ``kitty`` is the kitty as dealt, in order. ``flips`` are the ``(seat, card)``
+    kitty flips of the record (``BiddingState.flips``); they must turn the kitty's
+    cards in order and reach the deciding card, or ``ValueError`` says where not.
+    """
+    rule = ruleset.bidding
+    how = rule.fallback_first_hand if first_hand else rule.fallback_later_hands
+    hand_name = "the first hand" if first_hand else "a later hand"
+    if how is TrumpFallback.UNSUPPORTED:
+        return Unsupported(
+            f"{ruleset.id}: nobody declared in {hand_name} and the rules are silent on trump"
+        )
+    if len(kitty) != ruleset.kitty_size:
+        raise ValueError(f"a kitty of {len(kitty)} cards; {ruleset.id} has {ruleset.kitty_size}")
+    if how is TrumpFallback.KITTY_CARD:
+        index = rule.fallback_kitty_index - 1
+        card = kitty[index]
+        trump = suit_of(card)
+        made = "no-trump (a joker)" if trump is None else f"{SUIT_SYMBOLS[trump]} trump"
+        return FallbackResult(
+            trump, index, None, f"kitty card {index + 1}, {card_label(card)}, makes {made}"
+        )
+    level_at = next((i for i, k in enumerate(kitty) if rank_of(k) == level), None)
+    decides = level_at if level_at is not None else _highest_side(kitty)
+    if decides is None:
+        reason = "no level card and no suited card in the kitty: no-trump"
+        trump = None
+    else:
+        trump = suit_of(kitty[decides])
+        what = "first level card" if level_at is not None else "highest-ranked card"
+        shown = card_label(kitty[decides])
+        reason = f"the kitty's {what}, {shown} (card {decides + 1}), sets trump"
+    decider = None
+    if how is TrumpFallback.FLIP_KITTY and flips:
+        for i, (_, card) in enumerate(flips):
+            if i >= len(kitty) or card != kitty[i]:
+                raise ValueError(
+                    f"flip {i + 1} shows {card_label(card)}, but kitty card {i + 1} is "
+                    f"{card_label(kitty[i]) if i < len(kitty) else 'missing'}"
+                )
+        needed = len(kitty) if level_at is None else level_at + 1
+        if len(flips) != needed:
+            raise ValueError(f"the flips turn {len(flips)} kitty cards; the rule turns {needed}")
+        if decides is not None:
+            decider = flips[decides][0]
+            reason += f"; seat {decider} flipped it"
+    return FallbackResult(trump, decides, decider, reason)

@@ -1,0 +1,435 @@
+"""Following a lead: suit and shape duty (R-FOLLOW, R-FOLLOW-SUIT, R-FOLLOW-SHAPE, R-FOLLOW-CS).
+
+Shape duty is decided by comparison (RULES.md §5): a play's *shape score* in the
+led suit is a tuple walked from the lead's full shape down to single cards —
+how many of the lead's tractors are answered by tractors of the same width and
+length (larger tractors first; with ``follow_shorter_tractors`` an unanswered
+tractor then asks for one a pair shorter), then triples (三条), then pairs
+(two cards of a triple count as a pair), then led-suit cards. A play is illegal
+iff its score is below the best score any selection of as many cards from the
+same hand reaches.
+
+>>> from engine.ruleset import CLASSIC
+>>> from engine.order import trump_context
+>>> from engine.cards import parse_card, parse_cards, to_counts, HEARTS
+>>> from engine.units import Unit
+>>> ctx = trump_context(CLASSIC, 4, HEARTS)
+>>> pair = (Unit(2, (parse_card("CK"),)),)
+>>> hand = to_counts(parse_cards("CQ CQ C7 S3"))
+>>> check_follow(ctx, pair, hand, parse_cards("CQ C7")).message
+'held ♣Q ♣Q but played ♣Q ♣7 to a led pair'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from operator import itemgetter
+
+from engine.cards import KINDS, POINTS, label_cards
+from engine.lead import describe_lead, suit_label
+from engine.order import TRUMP, TrumpContext
+from engine.units import Unit
+
+__all__ = ["FollowProblem", "check_follow", "clear_caches", "legal_follow"]
+
+Score = tuple[int, ...]
+Piece = tuple[int, tuple[int, ...]]
+"""A unit in slot space: (width, slots low to high)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FollowProblem:
+    """Why a follow is illegal, with one legal play from the same hand as evidence.
+
+    ``code`` is ``WRONG_CARD_COUNT``, ``FOLLOW_REVOKE`` (did not follow suit while
+    able) or ``FOLLOW_SHAPE`` (did not play a tractor, triple or pair while able).
+    """
+
+    code: str
+    message: str
+    alternative: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _SuitTable:
+    """One effective suit laid out as *slots* (its kinds, low to high) for small-int work."""
+
+    suit: int
+    kinds: tuple[int, ...]
+    up: tuple[tuple[int, ...], ...]  # slots whose sets extend a tractor from this slot
+    cheap: tuple[int, ...]  # slots cheapest first: no points, then low
+    take: Callable[[Sequence[int]], tuple[int, ...]]  # a count vector's counts of the slots
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Tables:
+    suits: tuple[_SuitTable, ...]
+    slot: tuple[int, ...]  # kind -> its slot in its effective suit
+    discard: tuple[int, ...]  # kinds to give when void: side before trump, no points, low
+
+
+@dataclass(frozen=True, slots=True)
+class _Format:
+    """The shape demands of a lead, precomputed once per lead shape."""
+
+    size: int
+    shapes: tuple[tuple[int, int], ...]  # tractor levels (width, length), larger first
+    lead_tractors: tuple[int, ...]  # the lead's own tractors on each level
+    shorter: tuple[int, ...]  # level an unanswered tractor falls to (-1: to sets)
+    sets_left: tuple[int, ...]  # sets of its width an unanswered tractor leaves
+    triples: int
+    pairs: int
+
+
+_TABLES: dict[TrumpContext, _Tables] = {}
+_FORMATS: dict[tuple[tuple[tuple[int, int], ...], bool], _Format] = {}
+_BEST: dict[tuple[_SuitTable, _Format, tuple[int, ...]], tuple[Score, list[Piece]]] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def clear_caches() -> None:
+    """Forget cached hand evaluations (for cold timings); per-context tables stay."""
+    _BEST.clear()
+
+
+def _tables(ctx: TrumpContext) -> _Tables:
+    tables = _TABLES.get(ctx)
+    if tables is None:
+        if len(_TABLES) > 1024:
+            _TABLES.clear()
+        tables = _TABLES[ctx] = _build_tables(ctx)
+    return tables
+
+
+def _build_tables(ctx: TrumpContext) -> _Tables:
+    suits = []
+    slot_of = [0] * KINDS
+    for s, steps in enumerate(ctx.steps):
+        kinds = tuple(k for step in steps for k in step)
+        slot = {k: i for i, k in enumerate(kinds)}
+        for k, i in slot.items():
+            slot_of[k] = i
+        up = tuple(tuple(slot[n] for n in ctx.link_up[k]) for k in kinds)
+        cheap = tuple(sorted(range(len(kinds)), key=lambda i: (POINTS[kinds[i]] > 0, i)))
+        suits.append(_SuitTable(s, kinds, up, cheap, _getter(kinds)))
+    discard = tuple(
+        sorted(range(KINDS), key=lambda k: (ctx.is_trump[k], POINTS[k] > 0, ctx.strength[k]))
+    )
+    return _Tables(tuple(suits), tuple(slot_of), discard)
+
+
+def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    # itemgetter is the fast path but returns a bare value for one kind; the trump suit's
+    # own printed suit is empty and a led suit always has two kinds or more.
+    if len(kinds) >= 2:
+        return itemgetter(*kinds)
+    return lambda counts: tuple(counts[k] for k in kinds)
+
+
+def _format(units: Sequence[Unit], shorter_tractors: bool) -> _Format:
+    shapes = tuple(sorted(u.shape for u in units))
+    key = (shapes, shorter_tractors)
+    fmt = _FORMATS.get(key)
+    if fmt is None:
+        fmt = _FORMATS[key] = _build_format(shapes, shorter_tractors)
+    return fmt
+
+
+def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -> _Format:
+    led = Counter(shapes)
+    levels = {(w, n) for w, n in led if n >= 2}
+    if shorter_tractors:
+        levels |= {(w, m) for w, n in list(levels) for m in range(2, n)}
+    # Larger tractors first; a shorter level always sorts after the level falling to it.
+    order = sorted(levels, key=lambda s: (-s[0] * s[1], -s[0], -s[1]))
+    index = {shape: i for i, shape in enumerate(order)}
+    falls = [index[(w, n - 1)] if shorter_tractors and n > 2 else -1 for w, n in order]
+    return _Format(
+        size=sum(w * n for w, n in shapes),
+        shapes=tuple(order),
+        lead_tractors=tuple(led[s] for s in order),
+        shorter=tuple(falls),
+        sets_left=tuple(1 if f >= 0 else n for (_, n), f in zip(order, falls, strict=True)),
+        triples=led[(3, 1)],
+        pairs=led[(2, 1)],
+    )
+
+
+def _chains(table: _SuitTable, counts: list[int], width: int, length: int) -> list[tuple[int, ...]]:
+    """Tractors of exactly ``width`` × ``length`` in slot counts, lowest first."""
+    found: list[tuple[int, ...]] = []
+    up = table.up
+    for start, have in enumerate(counts):
+        if have < width:
+            continue
+        stack: list[tuple[int, ...]] = [(start,)]
+        while stack:
+            chain = stack.pop()
+            for nxt in up[chain[-1]]:
+                if counts[nxt] >= width:
+                    longer = (*chain, nxt)
+                    if len(longer) == length:
+                        found.append(longer)
+                    else:
+                        stack.append(longer)
+    return found
+
+
+def _answers(chains: list[tuple[int, ...]], demand: int) -> list[tuple[tuple[int, ...], ...]]:
+    """The largest sets of disjoint chains, at most ``demand`` of them (lowest first)."""
+    if not chains:
+        return [()]
+    if demand == 1:
+        return [(c,) for c in chains]
+    for take in range(min(demand, len(chains)), 0, -1):
+        picks = [
+            combo
+            for combo in combinations(chains, take)
+            if len({s for c in combo for s in c}) == sum(len(c) for c in combo)
+        ]
+        if picks:
+            return picks
+    return [()]
+
+
+def _sets(
+    table: _SuitTable, counts: list[int], triples: int, pairs: int, want: bool
+) -> tuple[Score, list[Piece]]:
+    """Triples then pairs answered from what the tractors left (closed form)."""
+    if not triples and not pairs:
+        return (0, 0), []
+    three = sum(1 for c in counts if c >= 3) if triples else 0
+    two = sum(1 for c in counts if c >= 2)
+    t = min(triples, three)
+    p = min(pairs + triples - t, two - t)
+    if not want:
+        return (t, p), []
+    pieces: list[Piece] = []
+    used: set[int] = set()
+    for i in table.cheap:
+        if len(used) < t and counts[i] >= 3:
+            pieces.append((3, (i,)))
+            used.add(i)
+    for i in table.cheap:
+        if len(pieces) < t + p and counts[i] >= 2 and i not in used:
+            pieces.append((2, (i,)))
+    return (t, p), pieces
+
+
+def _search(
+    table: _SuitTable,
+    counts: list[int],
+    fmt: _Format,
+    level: int,
+    demand: tuple[int, ...],
+    triples: int,
+    pairs: int,
+    want: bool,
+) -> tuple[Score, list[Piece]]:
+    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form."""
+    if level == len(fmt.shapes):
+        return _sets(table, counts, triples, pairs, want)
+    wanted = demand[level]
+    if not wanted:
+        tail, pieces = _search(table, counts, fmt, level + 1, demand, triples, pairs, want)
+        return (0, *tail), pieces
+    width, length = fmt.shapes[level]
+    best: Score | None = None
+    best_pieces: list[Piece] = []
+    for answer in _answers(_chains(table, counts, width, length), wanted):
+        missing = wanted - len(answer)
+        deeper, tri, pr = demand, triples, pairs
+        if missing:
+            fall = fmt.shorter[level]
+            if fall >= 0:
+                deeper = (*demand[:fall], demand[fall] + missing, *demand[fall + 1 :])
+            if width == 3:
+                tri += missing * fmt.sets_left[level]
+            else:
+                pr += missing * fmt.sets_left[level]
+        for chain in answer:
+            for s in chain:
+                counts[s] -= width
+        tail, pieces = _search(table, counts, fmt, level + 1, deeper, tri, pr, want)
+        for chain in answer:
+            for s in chain:
+                counts[s] += width
+        score = (len(answer), *tail)
+        if best is None or score > best:
+            best = score
+            best_pieces = [(width, c) for c in answer] + pieces if want else []
+    assert best is not None  # _answers always offers at least the empty answer
+    return best, best_pieces
+
+
+def _evaluate(
+    table: _SuitTable, counts: list[int], fmt: _Format, want: bool
+) -> tuple[Score, list[Piece]]:
+    return _search(table, counts, fmt, 0, fmt.lead_tractors, fmt.triples, fmt.pairs, want)
+
+
+def _best(
+    table: _SuitTable, counts: tuple[int, ...], fmt: _Format
+) -> tuple[Score, list[Piece]]:
+    """The hand's best score and the units reaching it, cached by the led-suit holding."""
+    key = (table, fmt, counts)
+    found = _BEST.get(key)
+    if found is None:
+        if len(_BEST) > _CACHE_LIMIT:
+            _BEST.clear()
+        found = _BEST[key] = _evaluate(table, list(counts), fmt, True)
+    return found
+
+
+def _lead_suit(ctx: TrumpContext, lead_units: Sequence[Unit]) -> int:
+    return ctx.suit[lead_units[0].kinds[0]]
+
+
+def check_follow(
+    ctx: TrumpContext, lead_units: Sequence[Unit], hand: Sequence[int], play: Sequence[int]
+) -> FollowProblem | None:
+    """Why ``play`` may not follow the lead from ``hand`` (R-FOLLOW), or None when legal.
+
+    ``lead_units`` are the lead's units (after a failed throw, the forced unit alone);
+    ``hand`` is the follower's count vector before playing; ``play`` is assumed to be
+    drawn from it.
+    """
+    size = 0
+    for u in lead_units:
+        size += u.width * len(u.kinds)
+    if len(play) != size:
+        return FollowProblem(
+            "WRONG_CARD_COUNT",
+            f"played {len(play)} cards to a led {describe_lead(lead_units)} of {size}",
+            legal_follow(ctx, lead_units, hand),
+        )
+    s = _lead_suit(ctx, lead_units)
+    table = _tables(ctx).suits[s]
+    counts = table.take(hand)
+    held = sum(counts)
+    suit = ctx.suit
+    followed = 0
+    for k in play:
+        if suit[k] == s:
+            followed += 1
+    if followed < min(held, size):
+        return _revoke(ctx, lead_units, hand, play, s, held, followed)
+    if held <= size:
+        return None  # every card of the suit was played: nothing left to choose
+    if size == 1:
+        return None
+    if size == 2 and len(lead_units) == 1:
+        # A pair led: the common case, decided without scoring.
+        if play[0] == play[1] or max(counts) < 2:
+            return None
+        return _shape(ctx, lead_units, hand, play, table, counts)
+    fmt = _format(lead_units, ctx.follow_shorter_tractors)
+    if not fmt.shapes and not fmt.pairs and not fmt.triples:
+        return None  # a throw of singles asks for the suit only
+    best, _ = _best(table, counts, fmt)
+    got, _ = _evaluate(table, _slot_counts(ctx, table, play), fmt, False)
+    if got >= best:
+        return None
+    return _shape(ctx, lead_units, hand, play, table, counts)
+
+
+def _slot_counts(ctx: TrumpContext, table: _SuitTable, play: Sequence[int]) -> list[int]:
+    counts = [0] * len(table.kinds)
+    slot = _tables(ctx).slot
+    s = table.suit
+    suit = ctx.suit
+    for k in play:
+        if suit[k] == s:
+            counts[slot[k]] += 1
+    return counts
+
+
+def _count_label(n: int, s: int) -> str:
+    if s == TRUMP:
+        return f"{n} trump" if n == 1 else f"{n} trumps"
+    return f"{n} {suit_label(s)}"
+
+
+def _revoke(
+    ctx: TrumpContext,
+    lead_units: Sequence[Unit],
+    hand: Sequence[int],
+    play: Sequence[int],
+    s: int,
+    held: int,
+    followed: int,
+) -> FollowProblem:
+    others = Counter(ctx.suit[k] for k in play if ctx.suit[k] != s)
+    spent = " and ".join(_count_label(n, o) for o, n in sorted(others.items()))
+    message = (
+        f"held {_count_label(held, s)} but played {_count_label(followed, s)} and {spent} "
+        f"to a led {describe_lead(lead_units)} of {suit_label(s)}"
+    )
+    return FollowProblem("FOLLOW_REVOKE", message, legal_follow(ctx, lead_units, hand))
+
+
+def _shape(
+    ctx: TrumpContext,
+    lead_units: Sequence[Unit],
+    hand: Sequence[int],
+    play: Sequence[int],
+    table: _SuitTable,
+    counts: tuple[int, ...],
+) -> FollowProblem:
+    fmt = _format(lead_units, ctx.follow_shorter_tractors)
+    best, pieces = _best(table, counts, fmt)
+    got, _ = _evaluate(table, _slot_counts(ctx, table, play), fmt, False)
+    level = next(i for i, (b, g) in enumerate(zip(best, got, strict=True)) if g < b)
+    # The evidence: the hand's units on the first level of the walk the play fell short on.
+    if level < len(fmt.shapes):
+        width, length = fmt.shapes[level]
+    else:
+        width, length = (3 if level == len(fmt.shapes) else 2), 1
+    shown = [
+        Unit(w, tuple(table.kinds[i] for i in slots))
+        for w, slots in pieces
+        if w == width and len(slots) == length
+    ]
+    held = ", ".join(u.label() for u in shown)
+    message = f"held {held} but played {label_cards(play)} to a led {describe_lead(lead_units)}"
+    return FollowProblem("FOLLOW_SHAPE", message, legal_follow(ctx, lead_units, hand))
+
+
+def legal_follow(
+    ctx: TrumpContext, lead_units: Sequence[Unit], hand: Sequence[int]
+) -> tuple[int, ...]:
+    """One legal play from ``hand`` to the lead: the required units, then the cheapest cards.
+
+    Cheapest means: in the led suit, no point cards while others remain, then low;
+    when discarding, side suits before trumps, no points, then low.
+    """
+    tables = _tables(ctx)
+    s = _lead_suit(ctx, lead_units)
+    table = tables.suits[s]
+    size = sum(u.size for u in lead_units)
+    held = table.take(hand)
+    chosen: list[int] = []
+    if sum(held) <= size:
+        chosen = [k for k, c in zip(table.kinds, held, strict=True) for _ in range(c)]
+        suit = ctx.suit
+        for k in tables.discard:
+            if len(chosen) == size:
+                break
+            if hand[k] and suit[k] != s:
+                chosen += [k] * min(size - len(chosen), hand[k])
+        return tuple(chosen)
+    _, pieces = _best(table, held, _format(lead_units, ctx.follow_shorter_tractors))
+    counts = list(held)
+    for width, slots in pieces:
+        for i in slots:
+            chosen += [table.kinds[i]] * width
+            counts[i] -= width
+    for i in table.cheap:
+        if len(chosen) == size:
+            break
+        if counts[i]:
+            chosen += [table.kinds[i]] * min(size - len(chosen), counts[i])
+    return tuple(chosen)

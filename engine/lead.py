@@ -1,0 +1,281 @@
+"""Leading and throwing (甩牌): lead format, unit split and the throw check.
+
+A lead is all of one effective suit (R-LEAD). Its cards are cut into units
+canonically, or as the leader declared (R-UNIT-SPLIT). A lead of two or more
+units is a throw; it stands only if no other seat holds, in that suit, a unit of
+the same shape that beats one of its units (R-THROW-CHECK). A failed throw
+forces one unit (R-THROW-FORCE) and may cost points (R-THROW-PENALTY).
+
+>>> from engine.ruleset import CLASSIC
+>>> from engine.order import trump_context
+>>> from engine.cards import parse_cards, to_counts, HEARTS
+>>> ctx = trump_context(CLASSIC, 4, HEARTS)
+>>> check_lead(ctx, parse_cards("C5 HA")).code
+'LEAD_MIXED_SUITS'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from engine.cards import SUIT_SYMBOLS, label_cards
+from engine.order import TRUMP, TrumpContext
+from engine.ruleset import ForcedUnit, PenaltyBasis, Ruleset
+from engine.units import Unit, canonical_split
+
+__all__ = [
+    "Beat",
+    "LeadProblem",
+    "ThrowVerdict",
+    "check_lead",
+    "check_throw",
+    "describe_lead",
+    "highest_over",
+    "lead_units",
+    "suit_label",
+    "unit_order_key",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class LeadProblem:
+    """Why a lead is not allowed: ``code`` for machines, ``message`` for the referee."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """Evidence that a thrown ``unit`` fails: ``seat`` holds ``by``, which beats it."""
+
+    unit: Unit
+    seat: int
+    by: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowVerdict:
+    """Outcome of the throw check of one lead (R-THROW-CHECK, R-THROW-FORCE, R-THROW-PENALTY).
+
+    ``beaten`` lists, for every beaten unit, every seat that beats it with the
+    highest such unit it holds. ``forced`` is the unit the leader must play when
+    the throw fails; ``penalty`` the points due (0 when it stands).
+    """
+
+    units: tuple[Unit, ...]
+    is_throw: bool
+    stands: bool
+    beaten: tuple[Beat, ...]
+    forced: Unit | None
+    penalty: int
+    message: str
+
+
+def suit_label(suit: int) -> str:
+    """``♣`` for a side suit, ``trumps`` for the trump suit (主)."""
+    return "trumps" if suit == TRUMP else SUIT_SYMBOLS[suit]
+
+
+def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
+    """Sort key putting larger units first, then longer, then higher tops."""
+    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
+
+
+def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
+    """The unit formed by ``part``, or why it is none."""
+    if not part:
+        return "an empty unit"
+    counts = Counter(part)
+    widths = set(counts.values())
+    if len(widths) != 1:
+        return f"{label_cards(part)} is not a unit: its cards are not all in equal sets"
+    width = widths.pop()
+    kinds = sorted(counts, key=lambda k: (ctx.step[k], k))
+    if len(kinds) == 1:
+        return Unit(width, (kinds[0],))
+    if width == 1:
+        return f"{label_cards(part)} is not a unit: different single cards are no tractor"
+    for low, high in pairwise(kinds):
+        if ctx.suit[low] != ctx.suit[high] or high not in ctx.link_up[low]:
+            sets = f"{label_cards([low] * width)} and {label_cards([high] * width)}"
+            return f"{label_cards(part)} is not a unit: {sets} are not adjacent"
+    return Unit(width, tuple(kinds))
+
+
+def _suit_groups(ctx: TrumpContext, cards: Sequence[int]) -> dict[int, list[int]]:
+    groups: dict[int, list[int]] = {}
+    for k in cards:
+        groups.setdefault(ctx.suit[k], []).append(k)
+    return groups
+
+
+def check_lead(
+    ctx: TrumpContext,
+    cards: Sequence[int],
+    declared_split: Sequence[Sequence[int]] | None = None,
+) -> LeadProblem | None:
+    """Why a lead is illegal (R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
+
+    A declared split must partition the cards into units of this context and, since
+    it only settles ties (the ``changshu`` AAAKK case), use as few units as the
+    canonical split.
+    """
+    if not cards:
+        return LeadProblem("LEAD_EMPTY", "a lead needs at least one card")
+    groups = _suit_groups(ctx, cards)
+    if len(groups) > 1:
+        parts = ", ".join(f"{suit_label(s)} ({label_cards(ks)})" for s, ks in groups.items())
+        return LeadProblem("LEAD_MIXED_SUITS", f"a lead must be of one suit but mixes {parts}")
+    if declared_split is None:
+        return None
+    units: list[Unit] = []
+    for part in declared_split:
+        unit = _unit_of(ctx, part)
+        if isinstance(unit, str):
+            return LeadProblem("SPLIT_INVALID", f"declared split: {unit}")
+        units.append(unit)
+    split_cards = [k for part in declared_split for k in part]
+    if Counter(split_cards) != Counter(cards):
+        return LeadProblem(
+            "SPLIT_INVALID",
+            f"declared split {label_cards(split_cards)} is not the lead {label_cards(cards)}",
+        )
+    canonical = canonical_split(ctx, cards)
+    if len(units) > len(canonical):
+        best = ", ".join(u.label() for u in canonical)
+        return LeadProblem(
+            "SPLIT_INVALID",
+            f"declared split has {len(units)} units where {len(canonical)} suffice ({best})",
+        )
+    return None
+
+
+def lead_units(
+    ctx: TrumpContext,
+    cards: Sequence[int],
+    declared_split: Sequence[Sequence[int]] | None = None,
+) -> tuple[Unit, ...]:
+    """The lead's units, largest first: the declared split when valid, else the canonical one."""
+    units: list[Unit] = []
+    if declared_split is not None and check_lead(ctx, cards, declared_split) is None:
+        for part in declared_split:
+            unit = _unit_of(ctx, part)
+            if isinstance(unit, Unit):
+                units.append(unit)
+    else:
+        units = canonical_split(ctx, cards)
+    return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
+
+
+def describe_lead(units: Sequence[Unit]) -> str:
+    """The lead's format in words: ``pair``, ``tractor of 2 pairs``, ``throw of 2 pairs``."""
+    if len(units) == 1:
+        return units[0].name()
+    names = Counter(u.name() for u in units)
+    parts = [f"a {name}" if n == 1 else f"{n} {_plural(name)}" for name, n in names.items()]
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"throw of {joined}"
+
+
+def _plural(name: str) -> str:
+    return name.replace("tractor", "tractors", 1) if name.startswith("tractor") else name + "s"
+
+
+def _chains(ctx: TrumpContext, counts: Sequence[int], start: int, width: int) -> Iterator[Unit]:
+    """Tractors of ``width`` held in ``counts`` whose lowest step holds ``start``."""
+    stack: list[tuple[int, ...]] = [(start,)]
+    while stack:
+        chain = stack.pop()
+        for nxt in ctx.link_up[chain[-1]]:
+            if counts[nxt] >= width:
+                longer = (*chain, nxt)
+                yield Unit(width, longer)
+                stack.append(longer)
+
+
+def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit | None:
+    """The highest unit of ``unit``'s shape in ``counts`` that strictly beats it, if any.
+
+    A set of ``width`` needs ``width`` copies or more (with three decks a triple holds a
+    pair); a tractor needs the same width and length, and a longer one contains one.
+    """
+    suit_steps = ctx.steps[ctx.suit[unit.top]]
+    floor = ctx.step[unit.top]
+    width, length = unit.shape
+    if length == 1:
+        for i in range(len(suit_steps) - 1, floor, -1):
+            for k in suit_steps[i]:
+                if counts[k] >= width:
+                    return Unit(width, (k,))
+        return None
+    best: Unit | None = None
+    for step_kinds in suit_steps:
+        for k in step_kinds:
+            if counts[k] < width:
+                continue
+            for chain in _chains(ctx, counts, k, width):
+                if chain.length != length or ctx.step[chain.top] <= floor:
+                    continue
+                if best is None or ctx.step[chain.top] > ctx.step[best.top]:
+                    best = chain
+    return best
+
+
+def _forced_smallest(ctx: TrumpContext, units: Sequence[Unit]) -> Unit:
+    # 强制出最小牌: fewest cards, then the lowest top.
+    return min(units, key=lambda u: (u.size, ctx.strength[u.top], u.width))
+
+
+_FORCED_CHOICE = {ForcedUnit.SMALLEST: _forced_smallest}
+
+
+def check_throw(
+    ctx: TrumpContext,
+    ruleset: Ruleset,
+    leader: int,
+    cards: Sequence[int],
+    hands: Sequence[Sequence[int]],
+    declared_split: Sequence[Sequence[int]] | None = None,
+) -> ThrowVerdict:
+    """Decide whether a lead stands as a throw (R-THROW-CHECK, R-THROW-FORCE, R-THROW-PENALTY).
+
+    ``hands`` are the four seats' count vectors before the lead; only the three other
+    seats are searched, partner included. Trumping in is not considered. Call
+    ``check_lead`` first: the cards must be one effective suit.
+    """
+    units = lead_units(ctx, cards, declared_split)
+    shown = label_cards(cards)
+    if len(units) < 2:
+        message = f"{shown} led by seat {leader} is one unit, not a throw"
+        return ThrowVerdict(units, False, True, (), None, 0, message)
+    beaten: list[Beat] = []
+    for unit in units:
+        for offset in (1, 2, 3):
+            seat = (leader + offset) % 4
+            by = highest_over(ctx, hands[seat], unit)
+            if by is not None:
+                beaten.append(Beat(unit, seat, by))
+    if not beaten:
+        where = suit_label(ctx.suit[units[0].top])
+        message = (
+            f"{shown} thrown by seat {leader} stands: no other seat holds a higher "
+            f"unit of the same shape in {where}"
+        )
+        return ThrowVerdict(units, True, True, (), None, 0, message)
+    forced = _FORCED_CHOICE[ruleset.throw.forced_unit](ctx, [b.unit for b in beaten])
+    rule = ruleset.throw
+    counted = len(cards) if rule.penalty_basis is PenaltyBasis.ATTEMPT else forced.size
+    penalty = rule.penalty_per_card * counted
+    evidence = ", ".join(
+        f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in beaten
+    )
+    message = f"{shown} thrown by seat {leader} fails: {evidence}; forced {forced.label()}"
+    if penalty:
+        message += f"; penalty {penalty} points"
+    if rule.stake_charge:
+        message += f"; {rule.stake_charge} the table stake (底金) is charged"
+    return ThrowVerdict(units, True, False, tuple(beaten), forced, penalty, message)

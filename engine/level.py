@@ -1,0 +1,161 @@
+"""Level change after a hand and the next dealer (R-LEVEL, R-MATCH, R-MATCH-DEALER).
+
+Levels are rank indexes 0-12 (2 … A); ``PAST_ACE`` (13) marks a team that has
+passed A. Teams are ``"dealer"`` (主打方) and ``"defenders"`` (捡分方); the team of
+seat ``s`` is ``s % 2``.
+
+Must-play ranks (anhui J and A, 必打): a rank counts as played by a team only when
+that team deals a hand at it. A rise that would pass a must-play rank the team has
+not played stops on it. So a dealer on J (it is playing J now) may rise past J,
+while defenders on J rise to nothing and stay on J; a dealer on A that rises
+passes A, defenders on A stay on A (R-LEVEL-MUST).
+
+>>> from engine.ruleset import ANHUI
+>>> from engine.cards import rank_index
+>>> r = level_result(ANHUI, 50, rank_index("T"), rank_index("5"))
+>>> (r.table_levels, r.levels, RANK_LETTERS[r.dealer_level_after])
+(3, 1, 'J')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from engine.cards import RANK_LETTERS
+from engine.ruleset import NextDealer, Outcome, PassingAce, Ruleset
+
+Team = Literal["dealer", "defenders"]
+
+PAST_ACE: Final = 13
+"""Level index of a team that has passed A and so won the match (WIN_MATCH)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelResult:
+    """What a hand's defenders' points do to the levels (R-LEVEL).
+
+    ``table_levels`` is the table's n (D+n / A+n); ``levels`` the levels actually
+    moved after a must-play stop (``stopped_at``, a rank index). ``next_deal`` is the
+    team that deals the next hand. When ``match_winner`` is set the match is over,
+    and the next match starts both teams at ``LevelRule.first_level``.
+    """
+
+    outcome: Outcome
+    table_levels: int
+    levels: int
+    dealer_level_after: int
+    defender_level_after: int
+    next_deal: Team
+    match_winner: Team | None = None
+    stopped_at: int | None = None
+
+    def describe(self) -> str:
+        """One line for a referee: outcome, table and moved levels, stop, levels after."""
+        parts = [f"{self.outcome.value}, table {self.table_levels}, moved {self.levels}"]
+        if self.stopped_at is not None:
+            parts.append(f"stops on {RANK_LETTERS[self.stopped_at]} (must play)")
+        parts.append(
+            f"dealer team at {_level_name(self.dealer_level_after)}, "
+            f"defenders at {_level_name(self.defender_level_after)}, next deal: {self.next_deal}"
+        )
+        if self.match_winner is not None:
+            parts.append(f"match won by the {self.match_winner}")
+        return "; ".join(parts)
+
+
+def _level_name(level: int) -> str:
+    return "past A" if level >= PAST_ACE else RANK_LETTERS[level]
+
+
+def _rise(
+    ruleset: Ruleset, level: int, levels: int, *, deals_now: bool
+) -> tuple[int, int, int | None, bool]:
+    """A team's rise: (new level, levels moved, must-play stop, passed A)."""
+    rule = ruleset.level
+    target = level + levels
+    if levels > 0:
+        for rank in sorted(RANK_LETTERS.index(r) for r in rule.must_play):
+            # Passing a must-play rank needs a hand dealt at it; landing on it is fine.
+            if level < rank < target or (rank == level and not deals_now):
+                return rank, rank - level, rank, False
+    if target <= RANK_LETTERS.index("A"):
+        return target, levels, None, False
+    if rule.passing_ace is PassingAce.WRAP:
+        return target % len(RANK_LETTERS), levels, None, False
+    return PAST_ACE, levels, None, True
+
+
+def level_result(
+    ruleset: Ruleset, defenders_points: int, dealer_team_level: int, defender_team_level: int
+) -> LevelResult:
+    """The level outcome of a hand from the defenders' points (R-LEVEL, R-MATCH).
+
+    Points below 0 read as 0 (R-SCORE). Levels are rank indexes 0-12.
+    """
+    for name, level in (("dealer", dealer_team_level), ("defenders", defender_team_level)):
+        if not 0 <= level <= RANK_LETTERS.index("A"):
+            raise ValueError(f"bad {name} level {level}: expected a rank index 0-12")
+    points = max(defenders_points, 0)
+    band = next((b for b in ruleset.level.bands if b.covers(points)), None)
+    if band is None:
+        raise ValueError(f"{ruleset.id}: no level band covers {points} points")
+    n = band.levels_for(points)
+    if band.outcome is Outcome.DEALER_WINS_MATCH:
+        return LevelResult(
+            band.outcome, n, 0, dealer_team_level, defender_team_level, "dealer", "dealer"
+        )
+    if band.outcome is Outcome.DEALER_UP:
+        after, moved, stop, won = _rise(ruleset, dealer_team_level, n, deals_now=True)
+        return LevelResult(
+            band.outcome,
+            n,
+            moved,
+            after,
+            defender_team_level,
+            "dealer",
+            "dealer" if won else None,
+            stop,
+        )
+    if band.outcome is Outcome.SWAP:
+        return LevelResult(band.outcome, n, 0, dealer_team_level, defender_team_level, "defenders")
+    after, moved, stop, won = _rise(ruleset, defender_team_level, n, deals_now=False)
+    return LevelResult(
+        band.outcome,
+        n,
+        moved,
+        dealer_team_level,
+        after,
+        "defenders",
+        "defenders" if won else None,
+        stop,
+    )
+
+
+def seat_by_declaration(holding_team: int, declarer: int) -> int:
+    """自放自打, 上放下打: the holding team's declarer deals; else the member after the declarer."""
+    return declarer if declarer % 2 == holding_team else (declarer + 1) % 4
+
+
+def next_dealer(
+    ruleset: Ruleset, dealer: int, result: LevelResult, *, declarer_next_hand: int | None = None
+) -> int | None:
+    """The seat that deals the next hand (R-MATCH-DEALER).
+
+    ``PARTNER_OR_NEXT``: a kept deal (D+n, D+0 too) passes to the dealer's partner, a
+    lost one to the dealer's 下家. ``BY_DECLARATION`` (anhui): the seat follows from
+    who declared in the next hand (``declarer_next_hand``; for a kitty flip, the seat
+    whose flip decided). None when that is not known, or when the match is over (the
+    next match's first hand picks its dealer by bidding).
+    """
+    if not 0 <= dealer < 4:
+        raise ValueError(f"bad dealer seat {dealer}: expected 0-3")
+    if result.match_winner is not None:
+        return None
+    keeps = result.next_deal == "dealer"
+    if ruleset.level.next_dealer is NextDealer.PARTNER_OR_NEXT:
+        return (dealer + 2) % 4 if keeps else (dealer + 1) % 4
+    if declarer_next_hand is None:
+        return None
+    holding_team = dealer % 2 if keeps else (dealer + 1) % 2
+    return seat_by_declaration(holding_team, declarer_next_hand)

@@ -1,0 +1,138 @@
+"""The defenders' score of one hand: trick points, kitty (抠底), throw penalties (R-SCORE).
+
+The defenders (捡分方) score the point cards of the tricks they win, plus the kitty
+bonus when one of them wins the last trick, plus or minus the penalties of failed
+throws (R-THROW-SIDE). The level table reads a negative total as 0.
+
+>>> from engine.ruleset import CLASSIC
+>>> from engine.units import Unit
+>>> from engine.cards import parse_cards
+>>> m = kitty_multiplier(CLASSIC, [Unit(2, (3, 4))], throw_stood=False)
+>>> m, kitty_bonus(CLASSIC, parse_cards("S5 HK D2"), m)
+(8, 120)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engine.cards import points_of
+from engine.ruleset import KittyRule, Ruleset
+from engine.units import Unit
+
+
+def _unit_multiplier(rule: KittyRule, unit: Unit) -> int:
+    if unit.is_tractor:
+        # 连对抠底: ×4×pairs (classic); a flat ×8 for any tractor (anhui).
+        return rule.tractor * unit.length if rule.tractor_per_pair else rule.tractor
+    if unit.width == 1:
+        return rule.single
+    if unit.width == 2:
+        return rule.pair
+    return rule.triple
+
+
+def kitty_multiplier(
+    ruleset: Ruleset, last_lead_units: Sequence[Unit], *, throw_stood: bool
+) -> int:
+    """The kitty multiplier for the last trick's lead format (R-KITTY).
+
+    ``last_lead_units`` are the units of the last trick's lead. After a failed throw
+    the caller passes the forced unit alone with ``throw_stood=False``; a standing
+    throw (several units, ``throw_stood=True``) counts ``KittyRule.throw``, or when
+    that is 0 its largest unit only (不进行累加).
+    """
+    if not last_lead_units:
+        raise ValueError("the last lead has no units")
+    if throw_stood != (len(last_lead_units) > 1):
+        raise ValueError(
+            f"throw_stood={throw_stood} does not fit a lead of {len(last_lead_units)} units: "
+            "a standing throw has several units; a single unit or a forced unit stands alone"
+        )
+    rule = ruleset.kitty
+    if throw_stood and rule.throw:
+        return rule.throw
+    return max(_unit_multiplier(rule, unit) for unit in last_lead_units)
+
+
+def kitty_bonus(ruleset: Ruleset, kitty_cards: Iterable[int], multiplier: int) -> int:
+    """Points the kitty adds when a defender wins the last trick (抠底得分).
+
+    The multiplier already carries every rules difference, so ``ruleset`` only keeps
+    the scoring calls alike.
+    """
+    return points_of(kitty_cards) * multiplier
+
+
+def last_trick_bonus(ruleset: Ruleset, last_trick_cards: Iterable[int]) -> int:
+    """Extra points when the last trick's own points count more than once (R-KITTY).
+
+    Call it only when a defender wins the last trick. ``changshu`` (最後一輪手上的分
+    也要翻倍) counts those points twice: the bonus is the points beyond the ordinary
+    count already in the trick points.
+    """
+    return points_of(last_trick_cards) * (ruleset.kitty.last_trick_factor - 1)
+
+
+def penalty_effect(penalty: int, thrower_on_dealer_side: bool) -> int:
+    """A failed throw's penalty as a change to the defenders' score (R-THROW-SIDE).
+
+    Added when a dealer-side player's throw fails; taken away when a defender's does.
+    """
+    if penalty < 0:
+        raise ValueError(f"a penalty is never negative, got {penalty}")
+    return penalty if thrower_on_dealer_side else -penalty
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """The defenders' score of one hand, in parts a referee can check (R-SCORE).
+
+    ``penalties`` is the net of every ``penalty_effect`` (negative when defenders'
+    throws failed).
+    """
+
+    trick_points: int
+    kitty_bonus: int = 0
+    last_trick_bonus: int = 0
+    penalties: int = 0
+
+    @property
+    def total(self) -> int:
+        """Trick points + kitty bonus + last-trick bonus + penalties (总分)."""
+        return self.trick_points + self.kitty_bonus + self.last_trick_bonus + self.penalties
+
+    @property
+    def level_points(self) -> int:
+        """The total as the level table reads it: a negative total is 0."""
+        return max(self.total, 0)
+
+
+def score_hand(
+    ruleset: Ruleset,
+    *,
+    trick_points: int,
+    defenders_won_last_trick: bool,
+    kitty_cards: Iterable[int],
+    last_lead_units: Sequence[Unit],
+    throw_stood: bool,
+    last_trick_cards: Iterable[int],
+    penalty_effects: Iterable[int] = (),
+) -> HandScore:
+    """Put a hand's score together.
+
+    ``trick_points`` are the points of every trick the defenders won, the last one
+    included; ``penalty_effects`` come from ``penalty_effect``.
+    """
+    kitty = extra = 0
+    if defenders_won_last_trick:
+        multiplier = kitty_multiplier(ruleset, last_lead_units, throw_stood=throw_stood)
+        kitty = kitty_bonus(ruleset, kitty_cards, multiplier)
+        extra = last_trick_bonus(ruleset, last_trick_cards)
+    return HandScore(
+        trick_points=trick_points,
+        kitty_bonus=kitty,
+        last_trick_bonus=extra,
+        penalties=sum(penalty_effects),
+    )

@@ -1,0 +1,154 @@
+"""Importers: game logs from many places turned into ``chaodipi.v1`` records.
+
+Formats: ``text`` (our notation, docs/notation.md), ``pb`` (protobuf binary), ``json``
+(protobuf JSON), ``eighty`` (the 80-fen-shengji ``eighty-completed-deal`` v2 replay) and
+``botzone`` (Botzone 双升 judger logs); see docs/foreign-formats.md for the foreign ones.
+
+>>> result = load_bytes(b'[Game "g1"]\\n[Ruleset "classic"]\\n', "g1.txt")
+>>> result.records[0].game.ruleset, result.errors
+('classic', [])
+
+Every reader is pure; only ``load`` and ``write`` touch files. Importing this package
+registers the ``eighty`` and ``botzone`` ruleset variants.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import BinaryIO
+
+from chaodipi.v1 import records_pb2
+from importers import botzone, eighty, variants
+from importers.notation import format_records, read_text
+from importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
+from importers.protobin import read_pb, write_pb
+from importers.protojson import json_values, read_json, write_json
+
+FORMATS = ("text", "pb", "json", "eighty", "botzone")
+"""Input formats ``load`` understands (besides ``auto``)."""
+
+OUTPUTS = ("pb", "json", "text")
+"""Output formats ``write`` produces."""
+
+__all__ = [
+    "FORMATS",
+    "OUTPUTS",
+    "ImportFailed",
+    "ImportProblem",
+    "ImportResult",
+    "detect_format",
+    "dumps",
+    "load",
+    "load_bytes",
+    "variants",
+    "write",
+]
+
+
+def _sniff_json(value: object) -> str:
+    if isinstance(value, dict):
+        if value.get("format") == eighty.FORMAT or "replay_json" in value:
+            return "eighty"
+        if value.get("encoding") == "gzip+base64":
+            return "eighty"
+        if isinstance(value.get("log"), list):
+            return "botzone"
+    if isinstance(value, list) and value:
+        if all(isinstance(v, dict) and "type" in v and "seq" in v for v in value):
+            return "eighty"  # a legacy v1 replay: reported as not replayable
+        return _sniff_json(value[0])
+    return "json"
+
+
+def detect_format(name: str, data: bytes) -> str:
+    """The format of a file from its name and content: one of ``FORMATS``.
+
+    ``.pb`` and ``.bin`` are protobuf binary. Otherwise JSON content is told apart by its
+    shape (an ``eighty-completed-deal`` replay or its envelope, a Botzone log with ``log``, or
+    protobuf JSON); text with a ``[Game`` or ``[Match`` header is the notation; bytes that are
+    not UTF-8 text are protobuf binary.
+    """
+    suffix = Path(name).suffix.lower()
+    if suffix in (".pb", ".bin"):
+        return "pb"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return "pb"
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        values = json_values(text)
+        if isinstance(values, list) and values:
+            return _sniff_json(values[0][1] if len(values) > 1 or values[0][0] != "$"
+                               else json.loads(text))
+    for line in text.split("\n"):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            if line.startswith(("[Game", "[Match")):
+                return "text"
+            break
+    if suffix in (".json", ".jsonl"):
+        return "json"
+    if any(ord(ch) < 32 and ch not in "\t\r\n" for ch in text):
+        return "pb"
+    return "text"
+
+
+def load_bytes(
+    data: bytes, name: str, format: str = "auto", strict: bool = False
+) -> ImportResult:
+    """Records from the bytes of one file called ``name`` (used for messages and detection).
+
+    Lenient (default): a bad record is reported in ``errors`` and skipped. Strict: the first
+    problem raises ``ImportFailed``.
+    """
+    chosen = detect_format(name, data) if format == "auto" else format
+    if chosen not in FORMATS:
+        raise ValueError(f"unknown format {format!r}: expected auto or one of {', '.join(FORMATS)}")
+    if chosen == "pb":
+        return read_pb(data, name, strict)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        out = Collector(name, strict)
+        out.problem(f"byte {exc.start}", f"not UTF-8 text: expected a {chosen} file")
+        return out.result
+    readers = {
+        "text": read_text,
+        "json": read_json,
+        "eighty": eighty.read_eighty,
+        "botzone": botzone.read_botzone,
+    }
+    return readers[chosen](text, name, strict)
+
+
+def load(path: str | os.PathLike[str], format: str = "auto", strict: bool = False) -> ImportResult:
+    """Records from a file; see ``load_bytes``."""
+    return load_bytes(Path(path).read_bytes(), str(path), format, strict)
+
+
+def dumps(records: Iterable[records_pb2.RecordFile], to: str) -> bytes:
+    """Records as the bytes of a ``pb``, ``json`` or ``text`` file."""
+    if to == "pb":
+        return write_pb(records)
+    if to == "json":
+        return write_json(records).encode()
+    if to == "text":
+        return format_records(records).encode()
+    raise ValueError(f"unknown output format {to!r}: expected one of {', '.join(OUTPUTS)}")
+
+
+def write(
+    records: Iterable[records_pb2.RecordFile],
+    path_or_stream: str | os.PathLike[str] | BinaryIO,
+    to: str,
+) -> None:
+    """Write records as ``pb`` (length-delimited RecordFile stream), ``json`` or ``text``."""
+    data = dumps(records, to)
+    if isinstance(path_or_stream, (str, os.PathLike)):
+        Path(path_or_stream).write_bytes(data)
+    else:
+        path_or_stream.write(data)

@@ -1,0 +1,79 @@
+"""Import problems and results: what a reader found, where, and what it expected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chaodipi.v1 import records_pb2
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProblem:
+    """One error in an input file: the file, where in it, and what was expected there.
+
+    ``location`` is ``"line 12"``, a JSON path such as ``"$.events[3].cards[1]"``
+    (prefixed by ``"line 4: "`` in JSON Lines), or a byte offset in binary input.
+    """
+
+    file: str
+    location: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.location}: {self.message}"
+
+
+class ImportFailed(Exception):
+    """Raised in strict mode at the first problem; carries it as ``problem``."""
+
+    def __init__(self, problem: ImportProblem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+@dataclass(slots=True)
+class ImportResult:
+    """Records read from one or more inputs, the problems found, and notes on how they were read."""
+
+    records: list[records_pb2.RecordFile] = field(default_factory=list)
+    errors: list[ImportProblem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def extend(self, other: ImportResult) -> None:
+        """Append another result's records, errors and notes."""
+        self.records.extend(other.records)
+        self.errors.extend(other.errors)
+        self.notes.extend(other.notes)
+
+
+class RecordError(Exception):
+    """A bad record inside a reader: where and what was expected. Readers catch it per record."""
+
+    def __init__(self, location: str, message: str) -> None:
+        super().__init__(f"{location}: {message}")
+        self.location = location
+        self.message = message
+
+
+class Collector:
+    """Collects problems for one file; in strict mode the first one raises ``ImportFailed``."""
+
+    def __init__(self, file: str, strict: bool) -> None:
+        self.file = file
+        self.strict = strict
+        self.result = ImportResult()
+
+    def problem(self, location: str, message: str) -> None:
+        """Record a problem (raise it in strict mode)."""
+        found = ImportProblem(self.file, location, message)
+        if self.strict:
+            raise ImportFailed(found)
+        self.result.errors.append(found)
+
+    def add(self, record: records_pb2.RecordFile) -> None:
+        """Keep a record that was read without problems."""
+        self.result.records.append(record)
+
+    def note(self, text: str) -> None:
+        """Say how the input was read (e.g. which protobuf framing was chosen)."""
+        self.result.notes.append(text)
