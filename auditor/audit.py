@@ -8,6 +8,7 @@ later findings are still found.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from auditor.bidding import replay_bidding
@@ -33,7 +34,12 @@ from engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus, pena
 from engine.trick import trick_winner
 from engine.units import Unit
 
-Phase = audit_pb2.Phase
+DEAL = audit_pb2.PHASE_DEAL
+BIDDING = audit_pb2.PHASE_BIDDING
+KITTY = audit_pb2.PHASE_KITTY
+PLAY = audit_pb2.PHASE_PLAY
+SCORING = audit_pb2.PHASE_SCORING
+MATCH = audit_pb2.PHASE_MATCH
 OUTCOMES = {
     Outcome.DEALER_UP: records_pb2.OUTCOME_DEALER_UP,
     Outcome.SWAP: records_pb2.OUTCOME_SWAP,
@@ -156,7 +162,7 @@ class HandReplay:
 
     def run(self) -> audit_pb2.AuditReport:
         self.check_deal()
-        self.snapshot(Phase.PHASE_DEAL)
+        self.snapshot(DEAL)
         outcome = replay_bidding(self)
         if outcome is None:
             return self.report()
@@ -187,7 +193,7 @@ class HandReplay:
             self.find(
                 "DEAL_INVALID",
                 f"the deal is not {rs.decks} whole decks: " + "; ".join(parts),
-                Phase.PHASE_DEAL,
+                DEAL,
                 expected=f"{rs.decks} copies of each of the 54 cards",
                 recorded=" ".join(parts),
             )
@@ -197,14 +203,14 @@ class HandReplay:
                 self.find(
                     "DEAL_INVALID",
                     f"seat {seat} was dealt {size} cards; {rs.id} deals {rs.hand_size}",
-                    Phase.PHASE_DEAL, seat=seat,
+                    DEAL, seat=seat,
                     expected=str(rs.hand_size), recorded=str(size),
                 )
         if len(self.kitty) != rs.kitty_size:
             self.find(
                 "DEAL_INVALID",
                 f"the kitty holds {len(self.kitty)} cards; {rs.id} keeps {rs.kitty_size}",
-                Phase.PHASE_DEAL,
+                DEAL,
                 expected=str(rs.kitty_size), recorded=str(len(self.kitty)),
             )
 
@@ -228,9 +234,11 @@ class HandReplay:
 
     def holds(self, seat: int, cards: Sequence[int]) -> list[int]:
         """The cards of ``cards`` that the seat does not hold (copies counted)."""
-        need = _counts(cards)
         hand = self.hands[seat]
-        return [k for k in range(KINDS) for _ in range(max(need[k] - hand[k], 0))]
+        if len(cards) == 1:
+            return [] if hand[cards[0]] else list(cards)
+        need = Counter(cards)
+        return [k for k, n in need.items() for _ in range(max(n - hand[k], 0))]
 
     def play_tricks(self) -> None:
         assert self.ctx is not None
@@ -247,7 +255,7 @@ class HandReplay:
                     "OUT_OF_TURN",
                     f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
                     + ("deals and leads the first trick" if t == 0 else "won the last trick"),
-                    Phase.PHASE_PLAY, seat=leader, trick=t, play=0,
+                    PLAY, seat=leader, trick=t, play=0,
                     expected=str(expected_leader), recorded=str(leader),
                 )
             result = results.add(leader=leader)
@@ -267,22 +275,21 @@ class HandReplay:
                     "OUT_OF_TURN",
                     f"play {p + 1} of trick {t + 1} was made by seat {play.seat}; "
                     f"seat {(leader + p) % 4} was to play",
-                    Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                    PLAY, seat=play.seat, trick=t, play=p,
                     expected=str((leader + p) % 4), recorded=str(play.seat),
                 )
         if len(plays) != 4:
             self.find(
                 "WRONG_CARD_COUNT",
                 f"trick {t + 1} has {len(plays)} plays; every seat plays once",
-                Phase.PHASE_PLAY, trick=t, expected="4", recorded=str(len(plays)),
+                PLAY, trick=t, expected="4", recorded=str(len(plays)),
             )
         lead = plays[0]
-        before = [list(h) for h in self.hands]
-        units, mixed = self.check_lead_play(t, trick, result, ctx, rs, before)
+        units, mixed = self.check_lead_play(t, trick, result, ctx, rs)
         self.play_index = 0
-        self.take(lead.seat, lead.cards, Phase.PHASE_PLAY, "led", trick=t, play=0)
+        self.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
         self.current.append((lead.seat, lead.cards))
-        self.snapshot(Phase.PHASE_PLAY)
+        self.snapshot(PLAY)
         size = len(lead.cards)
         for p, play in enumerate(plays[1:], start=1):
             self.play_index = p
@@ -291,7 +298,7 @@ class HandReplay:
                 self.find(
                     "WRONG_CARD_COUNT",
                     f"seat {play.seat} played {len(play.cards)} cards to a lead of {size}",
-                    Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                    PLAY, seat=play.seat, trick=t, play=p,
                     expected=str(size), recorded=str(len(play.cards)),
                 )
             elif not absent and not mixed:
@@ -299,18 +306,18 @@ class HandReplay:
                 if problem is not None:
                     finding = self.find(
                         problem.code, f"seat {play.seat} {problem.message}",
-                        Phase.PHASE_PLAY, seat=play.seat, trick=t, play=p,
+                        PLAY, seat=play.seat, trick=t, play=p,
                         recorded=" ".join(tokens(play.cards)),
                     )
                     finding.evidence.legal_alternative.extend(tokens(problem.alternative))
-            self.take(play.seat, play.cards, Phase.PHASE_PLAY, "played", trick=t, play=p)
+            self.take(play.seat, play.cards, PLAY, "played", trick=t, play=p)
             self.current.append((play.seat, play.cards))
-            self.snapshot(Phase.PHASE_PLAY)
+            self.snapshot(PLAY)
         self.finish_trick(t, trick, result, units, mixed, ctx)
 
     def check_lead_play(
         self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
-        ctx: TrumpContext, rs: Ruleset, before: list[list[int]],
+        ctx: TrumpContext, rs: Ruleset,
     ) -> tuple[tuple[Unit, ...], bool]:
         """Check the lead (and a throw) and return the units the follows answer."""
         lead = trick.plays[0]
@@ -321,7 +328,7 @@ class HandReplay:
             self.find(
                 "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "UNSUPPORTED",
                 f"seat {seat} {problem.message}",
-                Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                PLAY, seat=seat, trick=t, play=0,
                 recorded=" ".join(tokens(attempt)),
             )
             return (), True
@@ -331,10 +338,11 @@ class HandReplay:
                 self.find(
                     "CARD_NOT_IN_HAND",
                     f"seat {seat} tried to throw {label_cards(absent)} without holding it",
-                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    PLAY, seat=seat, trick=t, play=0,
                     recorded=" ".join(tokens(absent)),
                 )
-        verdict = check_throw(ctx, rs, seat, attempt, before, trick.declared_split)
+        # The hands are still as before the lead: nothing of this trick is taken yet.
+        verdict = check_throw(ctx, rs, seat, attempt, self.hands, trick.declared_split)
         result.throw_attempted = verdict.is_throw
         result.throw_stood = verdict.is_throw and verdict.stands and not lead.attempted
         if verdict.is_throw and not verdict.stands:
@@ -349,7 +357,7 @@ class HandReplay:
                     "THROW_ENFORCED_WRONGLY",
                     f"the table forced seat {seat}'s throw of {label_cards(attempt)}, "
                     f"but it stood: {verdict.message}",
-                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    PLAY, seat=seat, trick=t, play=0,
                     expected=" ".join(tokens(attempt)), recorded=" ".join(tokens(lead.cards)),
                 )
             elif verdict.forced is not None and sorted(verdict.forced.cards()) != played:
@@ -357,7 +365,7 @@ class HandReplay:
                     "THROW_ENFORCED_WRONGLY",
                     f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
                     f"the rule forces {verdict.forced.label()}",
-                    Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                    PLAY, seat=seat, trick=t, play=0,
                     expected=" ".join(tokens(verdict.forced.cards())),
                     recorded=" ".join(tokens(lead.cards)),
                 )
@@ -369,7 +377,7 @@ class HandReplay:
                 "THROW_NOT_ENFORCED",
                 f"{verdict.message}; the throw was let stand"
                 + (f" and a penalty of {verdict.penalty} was due" if verdict.penalty else ""),
-                Phase.PHASE_PLAY, seat=seat, trick=t, play=0,
+                PLAY, seat=seat, trick=t, play=0,
                 expected=" ".join(tokens(verdict.forced.cards())),
                 recorded=" ".join(tokens(lead.cards)),
             )
@@ -400,7 +408,10 @@ class HandReplay:
             if claim is not None and claim.HasField("winner"):
                 index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
         else:
-            index = trick_winner(ctx, units, [p.cards for p in plays])
+            # A play with the wrong number of cards cannot win; the others are compared.
+            size = len(plays[0].cards)
+            eligible = [i for i, p in enumerate(plays) if i == 0 or len(p.cards) == size]
+            index = eligible[trick_winner(ctx, units, [plays[i].cards for i in eligible])]
         winner = plays[index].seat
         points = sum(points_of(p.cards) for p in plays)
         result.winner = winner
@@ -415,14 +426,14 @@ class HandReplay:
                     "TRICK_WINNER_MISMATCH",
                     f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
                     f"with {label_cards(plays[index].cards)}",
-                    Phase.PHASE_PLAY, trick=t, seat=claim.winner,
+                    PLAY, trick=t, seat=claim.winner,
                     expected=str(winner), recorded=str(claim.winner),
                 )
             if claim.HasField("points") and claim.points != points:
                 self.find(
                     "TRICK_POINTS_MISMATCH",
                     f"trick {t + 1} holds {points} points; {claim.points} were claimed",
-                    Phase.PHASE_PLAY, trick=t,
+                    PLAY, trick=t,
                     expected=str(points), recorded=str(claim.points),
                 )
             due = abs(result.penalty)
@@ -430,11 +441,11 @@ class HandReplay:
                 self.find(
                     "PENALTY_MISMATCH",
                     f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",
-                    Phase.PHASE_PLAY, trick=t, seat=trick.leader,
+                    PLAY, trick=t, seat=trick.leader,
                     expected=str(due), recorded=str(claim.penalty),
                 )
         self.current = []
-        self.snapshot(Phase.PHASE_PLAY)
+        self.snapshot(PLAY)
 
     def score(self) -> None:
         rs, computed = self.ruleset, self.computed
@@ -446,9 +457,9 @@ class HandReplay:
                 "RECORD_INCOMPLETE",
                 f"the hand is not played out ({held} cards left); kitty, score and level "
                 "are not checked",
-                Phase.PHASE_SCORING,
+                SCORING,
             )
-            self.snapshot(Phase.PHASE_SCORING)
+            self.snapshot(SCORING)
             return
         last = computed.tricks[-1]
         computed.kitty_points = points_of(self.kitty)
@@ -476,7 +487,7 @@ class HandReplay:
             computed.next_dealer = nxt
         computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
         self.check_hand_claim()
-        self.snapshot(Phase.PHASE_SCORING)
+        self.snapshot(SCORING)
 
     @staticmethod
     def fill_level(message: records_pb2.LevelResult, level: LevelResult) -> None:
@@ -501,7 +512,7 @@ class HandReplay:
                 "KITTY_MISMATCH",
                 f"the kitty multiplier is ×{computed.kitty_multiplier}; "
                 f"×{claim.kitty_multiplier} was claimed",
-                Phase.PHASE_SCORING,
+                SCORING,
                 expected=str(computed.kitty_multiplier), recorded=str(claim.kitty_multiplier),
             )
         if claim.HasField("kitty_bonus") and claim.kitty_bonus != computed.kitty_bonus:
@@ -509,7 +520,7 @@ class HandReplay:
                 "KITTY_MISMATCH",
                 f"the kitty bonus is {computed.kitty_bonus} ({computed.kitty_points} points × "
                 f"{computed.kitty_multiplier}); {claim.kitty_bonus} was claimed",
-                Phase.PHASE_SCORING,
+                SCORING,
                 expected=str(computed.kitty_bonus), recorded=str(claim.kitty_bonus),
             )
         if claim.HasField("defenders_points") and claim.defenders_points != computed.defenders_points:
@@ -517,7 +528,7 @@ class HandReplay:
                 "SCORE_MISMATCH",
                 f"the defenders took {computed.defenders_points} points; "
                 f"{claim.defenders_points} were claimed",
-                Phase.PHASE_SCORING,
+                SCORING,
                 expected=str(computed.defenders_points), recorded=str(claim.defenders_points),
             )
         if claim.HasField("level_result"):
@@ -534,7 +545,7 @@ class HandReplay:
                     f"{computed.defenders_points} points give {describe_result(want)}"
                     f"{_levels_after(want)}; {describe_result(got)}{_levels_after(got)} "
                     "was claimed",
-                    Phase.PHASE_SCORING,
+                    SCORING,
                     expected=describe_result(want), recorded=describe_result(got),
                 )
         if claim.HasField("next_dealer") and computed.HasField("next_dealer") and (
@@ -543,7 +554,7 @@ class HandReplay:
             self.find(
                 "DEALER_MISMATCH",
                 f"seat {computed.next_dealer} deals next; seat {claim.next_dealer} was claimed",
-                Phase.PHASE_SCORING,
+                SCORING,
                 expected=str(computed.next_dealer), recorded=str(claim.next_dealer),
             )
         if claim.HasField("trump"):
@@ -552,7 +563,7 @@ class HandReplay:
                 self.find(
                     "BID_ILLEGAL",
                     f"trump is {_trump_text(want_trump)}; {_trump_text(got_trump)} was claimed",
-                    Phase.PHASE_BIDDING,
+                    BIDDING,
                     expected=_trump_text(want_trump), recorded=_trump_text(got_trump),
                     severity=audit_pb2.SEVERITY_SCORING_ERROR,
                 )
@@ -674,7 +685,7 @@ class _MatchChain:
         finding = self.report.findings.add(
             code=code, severity=info.severity, message=message, rule_id="R-MATCH"
         )
-        finding.position.phase = Phase.PHASE_MATCH
+        finding.position.phase = MATCH
         finding.position.hand_index = hand
         if seat is not None:
             finding.position.seat = seat

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
 
-from engine.cards import KINDS, POINTS, label_cards
+from engine.cards import KINDS, POINTS, SUIT_SYMBOLS, label_cards
 from engine.lead import describe_lead, suit_label
 from engine.order import TRUMP, TrumpContext
 from engine.units import Unit
@@ -130,7 +130,7 @@ def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]
 
 
 def _format(units: Sequence[Unit], shorter_tractors: bool) -> _Format:
-    shapes = tuple(sorted(u.shape for u in units))
+    shapes = (units[0].shape,) if len(units) == 1 else tuple(sorted(u.shape for u in units))
     key = (shapes, shorter_tractors)
     fmt = _FORMATS.get(key)
     if fmt is None:
@@ -284,8 +284,11 @@ def _best(
     return found
 
 
-def _lead_suit(ctx: TrumpContext, lead_units: Sequence[Unit]) -> int:
-    return ctx.suit[lead_units[0].kinds[0]]
+def _lead_size(lead_units: Sequence[Unit]) -> int:
+    size = 0
+    for u in lead_units:
+        size += u.width * len(u.kinds)
+    return size
 
 
 def check_follow(
@@ -297,16 +300,14 @@ def check_follow(
     ``hand`` is the follower's count vector before playing; ``play`` is assumed to be
     drawn from it.
     """
-    size = 0
-    for u in lead_units:
-        size += u.width * len(u.kinds)
+    size = _lead_size(lead_units)
     if len(play) != size:
         return FollowProblem(
             "WRONG_CARD_COUNT",
             f"played {len(play)} cards to a led {describe_lead(lead_units)} of {size}",
             legal_follow(ctx, lead_units, hand),
         )
-    s = _lead_suit(ctx, lead_units)
+    s = ctx.suit[lead_units[0].kinds[0]]
     table = _tables(ctx).suits[s]
     counts = table.take(hand)
     held = sum(counts)
@@ -350,7 +351,7 @@ def _slot_counts(ctx: TrumpContext, table: _SuitTable, play: Sequence[int]) -> l
 def _count_label(n: int, s: int) -> str:
     if s == TRUMP:
         return f"{n} trump" if n == 1 else f"{n} trumps"
-    return f"{n} {suit_label(s)}"
+    return f"{n} {SUIT_SYMBOLS[s]}"
 
 
 def _revoke(
@@ -362,7 +363,11 @@ def _revoke(
     held: int,
     followed: int,
 ) -> FollowProblem:
-    others = Counter(ctx.suit[k] for k in play if ctx.suit[k] != s)
+    others: dict[int, int] = {}
+    suit = ctx.suit
+    for k in play:
+        if suit[k] != s:
+            others[suit[k]] = others.get(suit[k], 0) + 1
     spent = " and ".join(_count_label(n, o) for o, n in sorted(others.items()))
     message = (
         f"held {_count_label(held, s)} but played {_count_label(followed, s)} and {spent} "
@@ -407,9 +412,9 @@ def legal_follow(
     when discarding, side suits before trumps, no points, then low.
     """
     tables = _tables(ctx)
-    s = _lead_suit(ctx, lead_units)
+    s = ctx.suit[lead_units[0].kinds[0]]
     table = tables.suits[s]
-    size = sum(u.size for u in lead_units)
+    size = _lead_size(lead_units)
     held = table.take(hand)
     chosen: list[int] = []
     if sum(held) <= size:
@@ -421,7 +426,10 @@ def legal_follow(
             if hand[k] and suit[k] != s:
                 chosen += [k] * min(size - len(chosen), hand[k])
         return tuple(chosen)
-    _, pieces = _best(table, held, _format(lead_units, ctx.follow_shorter_tractors))
+    fmt = _format(lead_units, ctx.follow_shorter_tractors)
+    # Without tractor, triple or pair demands any cards of the suit do: skip the search.
+    demands = fmt.shapes or fmt.triples or fmt.pairs
+    pieces = _best(table, held, fmt)[1] if demands else []
     counts = list(held)
     for width, slots in pieces:
         for i in slots:

@@ -59,11 +59,15 @@ class Unit:
 
     def name(self) -> str:
         """The unit's kind in words: ``single``, ``pair``, ``triple``, ``tractor of 3 pairs``."""
-        base = {1: "single", 2: "pair", 3: "triple"}.get(self.width, f"{self.width} of a kind")
-        if not self.is_tractor:
+        base = _SET_NAMES.get(self.width, f"{self.width} of a kind")
+        if len(self.kinds) < 2:
             return base
-        plural = {2: "pairs", 3: "triples"}.get(self.width, "sets")
+        plural = _SET_PLURALS.get(self.width, "sets")
         return f"tractor of {self.length} {plural}"
+
+
+_SET_NAMES = {1: "single", 2: "pair", 3: "triple"}
+_SET_PLURALS = {2: "pairs", 3: "triples"}
 
 
 class SplitError(ValueError):

@@ -80,10 +80,12 @@ def detect_format(name: str, data: bytes) -> str:
         return "pb"
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
-        values = json_values(text)
-        if isinstance(values, list) and values:
-            return _sniff_json(values[0][1] if len(values) > 1 or values[0][0] != "$"
-                               else json.loads(text))
+        try:
+            return _sniff_json(json.loads(text))
+        except json.JSONDecodeError:
+            values = json_values(text)
+            if isinstance(values, list) and values:
+                return _sniff_json(values[0][1])
     for line in text.split("\n"):
         line = line.strip()
         if line and not line.startswith("#"):

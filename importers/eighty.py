@@ -1,0 +1,390 @@
+"""The ``eighty-completed-deal`` v2 replay of the 80-fen-shengji web game, as a GameRecord.
+
+Accepted input (docs/foreign-formats.md §1): the raw v2 object, its D1 ``gzip+base64``
+envelope, a ``completed_games`` row whose ``replay_json`` holds either, or an array / JSON
+Lines of those. The importer checks structure and card identity (ids 0–107, card objects that
+agree with their ids, draws that agree with the hands, one deal epoch); the rules of play are
+left to the audit under the ``eighty`` ruleset variant, so nothing is "fixed" here.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from chaodipi.v1 import records_pb2
+from engine.cards import RANK_LETTERS
+from importers import jsonpath as jp
+from importers.problems import Collector, ImportResult, RecordError
+from importers.protojson import json_values
+from importers.variants import EIGHTY, EIGHTY_GATES
+
+FORMAT = "eighty-completed-deal"
+_ID_SUITS = "SHDC"  # suit order of card ids: S, H, D, C
+_SUITS = {"S": records_pb2.SUIT_SPADES, "H": records_pb2.SUIT_HEARTS,
+          "D": records_pb2.SUIT_DIAMONDS, "C": records_pb2.SUIT_CLUBS}
+_BID_CARDS = {1: 1, 2: 2, 3: 2, 4: 2}  # strength → number of cards shown
+_IGNORED_EVENTS = {"pass", "decision_applied", "dealing_complete", "rebel_choice"}
+
+
+def card_token(card_id: int) -> str:
+    """Our token of an 80-fen card id (``id % 54``: 13 ranks each of S, H, D, C, then LJ, BJ)."""
+    face = card_id % 54
+    if face >= 52:
+        return "LJ" if face == 52 else "BJ"
+    return _ID_SUITS[face // 13] + RANK_LETTERS[face % 13]
+
+
+def _face(card_id: int) -> tuple[str, int]:
+    face = card_id % 54
+    return ("X", face - 37) if face >= 52 else (_ID_SUITS[face // 13], face % 13 + 2)
+
+
+def _card_id(value: Any, path: str) -> int:
+    return jp.integer(value, path, 0, 107)
+
+
+def _card_object(value: Any, path: str) -> tuple[int, str]:
+    card = jp.obj(value, path, "a card object {id, suit, rank}")
+    card_id = _card_id(jp.field(card, "id", path, "a card id 0-107"), f"{path}.id")
+    suit, rank = _face(card_id)
+    if card.get("suit") != suit or card.get("rank") != rank:
+        raise RecordError(
+            path,
+            f"suit {card.get('suit')!r} rank {card.get('rank')!r} does not match card id "
+            f"{card_id}: expected suit {suit!r} and rank {rank}",
+        )
+    return card_id, card_token(card_id)
+
+
+def _card_objects(value: Any, path: str) -> list[tuple[int, str]]:
+    return [_card_object(c, f"{path}[{i}]") for i, c in enumerate(jp.array(value, path))]
+
+
+def _level(value: Any, path: str, passed_ace_ok: bool = False) -> str:
+    rank = jp.integer(value, path, 2, None if passed_ace_ok else 14)
+    return "" if rank > 14 else RANK_LETTERS[rank - 2]
+
+
+def _trump(value: Any, path: str) -> records_pb2.Trump:
+    trump = jp.obj(value, path, "a trump object {rank, suit}")
+    level = _level(jp.field(trump, "rank", path, "a rank 2-14"), f"{path}.rank")
+    suit = trump.get("suit")
+    if suit is None:
+        return records_pb2.Trump(level=level, suit=records_pb2.SUIT_NO_TRUMP)
+    if suit not in _SUITS:
+        raise RecordError(f"{path}.suit", f"expected S, H, D, C or null, found {suit!r}")
+    return records_pb2.Trump(level=level, suit=_SUITS[suit])
+
+
+def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, str]:
+    """The v2 object inside a row or envelope, its path, and the row's completion time."""
+    played_at = ""
+    if isinstance(value, dict) and "replay_json" in value:
+        if isinstance(value.get("completed_at"), int):
+            played_at = datetime.fromtimestamp(value["completed_at"], UTC).isoformat()
+        path = f"{path}.replay_json"
+        value = jp.parse_embedded(value["replay_json"], path)
+    if jp.is_envelope(value):
+        value = jp.open_envelope(value, path)
+        path = f"{path}.data"
+    if isinstance(value, list):
+        raise RecordError(
+            path,
+            "a legacy version 1 replay (public events only) cannot be replayed: expected a "
+            f"version 2 {FORMAT!r} object with the deal",
+        )
+    replay = jp.obj(value, path, f"a {FORMAT!r} object")
+    if replay.get("format") != FORMAT:
+        raise RecordError(f"{path}.format", f"expected {FORMAT!r}, found {replay.get('format')!r}")
+    if replay.get("version") != 2:
+        raise RecordError(
+            f"{path}.version",
+            f"expected version 2, found {replay.get('version')!r} (version 1 holds public "
+            "events only and cannot be replayed)",
+        )
+    return replay, path, played_at
+
+
+def _overrides(rules: dict[str, Any], path: str) -> str:
+    changes: dict[str, dict[str, Any]] = {}
+    gates = rules.get("gates", list(EIGHTY_GATES))
+    tokens = tuple(_level(g, f"{path}.rules.gates[{i}]")
+                   for i, g in enumerate(jp.array(gates, f"{path}.rules.gates")))
+    if tokens != EIGHTY.level.must_play:
+        changes["level"] = {"must_play": list(tokens)}
+    if rules.get("partialTractorFollow", True) is not True:
+        changes["order"] = {"follow_shorter_tractors": False}
+    return json.dumps(changes, sort_keys=True) if changes else ""
+
+
+class _Deal:
+    """Reads the ``deal`` part: draws, hands and kitty, checked against each other."""
+
+    def __init__(self, replay: dict[str, Any], path: str) -> None:
+        where = f"{path}.deal"
+        deal = jp.obj(jp.field(replay, "deal", path, "the deal"), where)
+        self.first = jp.integer(jp.field(deal, "first", where, "a seat 0-3"), f"{where}.first",
+                                0, 3)
+        draws = jp.array(jp.field(deal, "draws", where, "100 draws"), f"{where}.draws", 100)
+        self.draw_seqs: list[int] = []
+        self.order: list[int] = []
+        by_seat: list[list[int]] = [[], [], [], []]
+        for i, raw in enumerate(draws):
+            at = f"{where}.draws[{i}]"
+            draw = jp.obj(raw, at, "a draw {seq, seat, card, dealt}")
+            seat = jp.integer(jp.field(draw, "seat", at, "a seat"), f"{at}.seat", 0, 3)
+            if seat != (self.first + i) % 4:
+                raise RecordError(f"{at}.seat", f"expected seat {(self.first + i) % 4} (draw "
+                                  f"{i + 1} goes to seat (first + {i}) % 4), found {seat}")
+            if jp.integer(jp.field(draw, "dealt", at, "the draw number"), f"{at}.dealt") != i + 1:
+                raise RecordError(f"{at}.dealt", f"expected {i + 1}: draws go in dealing order")
+            card = _card_id(jp.field(draw, "card", at, "a card id"), f"{at}.card")
+            self.draw_seqs.append(jp.integer(jp.field(draw, "seq", at, "an event number"),
+                                             f"{at}.seq"))
+            self.order.append(card)
+            by_seat[seat].append(card)
+        hands = jp.array(jp.field(deal, "hands", where, "4 hands"), f"{where}.hands", 4)
+        for seat, hand in enumerate(hands):
+            at = f"{where}.hands[{seat}]"
+            ids = [_card_id(c, f"{at}[{i}]") for i, c in enumerate(jp.array(hand, at, 25))]
+            if ids != by_seat[seat]:
+                raise RecordError(at, "expected the cards this seat drew, in draw order")
+        kitty = jp.array(jp.field(deal, "kitty", where, "8 kitty cards"), f"{where}.kitty", 8)
+        self.kitty = [_card_id(c, f"{where}.kitty[{i}]") for i, c in enumerate(kitty)]
+        seen: dict[int, str] = {}
+        for card, at in [*((c, f"{where}.draws") for c in self.order),
+                         *((c, f"{where}.kitty") for c in self.kitty)]:
+            if card in seen:
+                raise RecordError(at, f"card id {card} is dealt twice: expected 108 distinct ids")
+            seen[card] = at
+
+    def drawn_before(self, seq: int) -> int:
+        """How many cards had been drawn before event number ``seq``."""
+        return sum(1 for s in self.draw_seqs if s < seq)
+
+
+class _Events:
+    """Turns the event list into bids, tricks and the claim of a GameRecord."""
+
+    def __init__(self, game: records_pb2.GameRecord, deal: _Deal, epoch: int) -> None:
+        self.game = game
+        self.deal = deal
+        self.epoch = epoch
+        self.last_bid: tuple[int, int, list[int]] | None = None  # seat, strength, card ids
+        self.failed: tuple[str, int, list[str], list[str]] | None = None  # path, seat, proposed
+        self.scored: tuple[dict[str, Any], str] | None = None  # the score and its path
+
+    def read(self, events: list[Any], path: str) -> None:
+        previous = -1
+        for i, raw in enumerate(events):
+            at = f"{path}[{i}]"
+            event = jp.obj(raw, at, "an event {seq, deal, type, ...}")
+            seq = jp.integer(jp.field(event, "seq", at, "an event number"), f"{at}.seq")
+            if seq <= previous:
+                raise RecordError(f"{at}.seq", f"expected a number above {previous}: events "
+                                  "go in seq order")
+            previous = seq
+            if jp.field(event, "deal", at, "the deal epoch") != self.epoch:
+                raise RecordError(f"{at}.deal", f"expected {self.epoch}, the replay's dealEpoch")
+            kind = jp.text(jp.field(event, "type", at, "an event type"), f"{at}.type")
+            handler = getattr(self, f"_on_{kind}", None)
+            if handler is not None:
+                handler(event, at, seq)
+        if self.failed is not None:
+            raise RecordError(self.failed[0], "expected a play of the forced cards after it")
+
+    def _seat(self, event: dict[str, Any], at: str) -> int:
+        return jp.integer(jp.field(event, "seat", at, "a seat 0-3"), f"{at}.seat", 0, 3)
+
+    def _on_deal_started(self, event: dict[str, Any], at: str, seq: int) -> None:
+        if "round" in event:
+            self.game.context.hand_number = jp.integer(event["round"], f"{at}.round", 1)
+
+    def _on_cut(self, event: dict[str, Any], at: str, seq: int) -> None:
+        self.game.context.first_hand = True
+
+    def _on_declaration(self, event: dict[str, Any], at: str, seq: int) -> None:
+        seat = self._seat(event, at)
+        strength = jp.integer(jp.field(event, "strength", at, "a strength 1-4"),
+                              f"{at}.strength", 1, 4)
+        cards = _card_objects(jp.field(event, "cards", at, "the cards shown"), f"{at}.cards")
+        if len(cards) != _BID_CARDS[strength]:
+            raise RecordError(f"{at}.cards", f"expected {_BID_CARDS[strength]} card(s) for "
+                              f"strength {strength}, found {len(cards)}")
+        ids = [c for c, _ in cards]
+        bid = self.game.bids.add(seat=seat, drawn_count=self.deal.drawn_before(seq))
+        last = self.last_bid
+        if last is None:
+            bid.kind = records_pb2.BID_KIND_DECLARE
+            bid.cards.extend(t for _, t in cards)
+        elif last[0] == seat and last[1] == 1 and strength == 2:
+            bid.kind = records_pb2.BID_KIND_LOCK  # the declarer shows its level card again
+            bid.cards.extend(t for c, t in cards if c not in last[2])
+        else:
+            bid.kind = records_pb2.BID_KIND_OVERCALL
+            bid.cards.extend(t for _, t in cards)
+        self.last_bid = (seat, strength, ids)
+
+    def _on_trump_set(self, event: dict[str, Any], at: str, seq: int) -> None:
+        trump = _trump(jp.field(event, "trump", at, "the trump"), f"{at}.trump")
+        if trump != self.game.claim.trump:
+            raise RecordError(f"{at}.trump", "expected the same trump as the replay's trump")
+        if event.get("dealer") != self.game.kitty_exchanges[0].seat:
+            raise RecordError(f"{at}.dealer", f"expected {self.game.kitty_exchanges[0].seat}, "
+                              "the replay's dealer")
+
+    def _on_throw_failed(self, event: dict[str, Any], at: str, seq: int) -> None:
+        proposed = _card_objects(jp.field(event, "proposed", at, "the attempted throw"),
+                                 f"{at}.proposed")
+        forced = _card_objects(jp.field(event, "forced", at, "the forced cards"), f"{at}.forced")
+        self.failed = (at, self._seat(event, at), [t for _, t in proposed],
+                       [t for _, t in forced])
+
+    def _on_play(self, event: dict[str, Any], at: str, seq: int) -> None:
+        seat = self._seat(event, at)
+        cards = [t for _, t in _card_objects(jp.field(event, "cards", at, "the cards played"),
+                                             f"{at}.cards")]
+        index = jp.integer(jp.field(event, "trick", at, "a trick index"), f"{at}.trick", 0)
+        tricks = self.game.tricks
+        if index == len(tricks):
+            trick = tricks.add(leader=seat)
+        elif index == len(tricks) - 1:
+            trick = tricks[-1]
+        else:
+            raise RecordError(f"{at}.trick", f"expected trick index {len(tricks) - 1} or "
+                              f"{len(tricks)}, found {index}")
+        play = trick.plays.add(seat=seat, cards=cards)
+        if self.failed is not None:
+            where, thrower, proposed, forced = self.failed
+            if thrower != seat or sorted(forced) != sorted(cards):
+                raise RecordError(at, f"expected seat {thrower} to play the forced cards "
+                                  f"{' '.join(forced)} of the failed throw at {where}")
+            play.attempted.extend(proposed)
+            self.failed = None
+
+    def _on_trick(self, event: dict[str, Any], at: str, seq: int) -> None:
+        index = jp.integer(jp.field(event, "index", at, "a trick index"), f"{at}.index")
+        if index != len(self.game.tricks) - 1:
+            raise RecordError(f"{at}.index", f"expected {len(self.game.tricks) - 1}, the trick "
+                              "just played")
+        claim = self.game.tricks[-1].claim
+        claim.winner = jp.integer(jp.field(event, "winner", at, "a seat"), f"{at}.winner", 0, 3)
+        claim.points = jp.integer(jp.field(event, "points", at, "the trick's points"),
+                                  f"{at}.points", 0)
+
+    def _on_round_scored(self, event: dict[str, Any], at: str, seq: int) -> None:
+        where = f"{at}.score"
+        score = jp.obj(jp.field(event, "score", at, "the score"), where)
+
+        def number(key: str) -> int:
+            return jp.integer(jp.field(score, key, where, "a number"), f"{where}.{key}")
+
+        total, attack = number("total"), number("attackPoints")
+        claim = self.game.claim
+        claim.defenders_points = total
+        claim.kitty_bonus = total - attack
+        dealer_team = self.game.kitty_exchanges[0].seat % 2
+        tricks = self.game.tricks
+        if tricks and tricks[-1].claim.HasField("winner"):
+            if tricks[-1].claim.winner % 2 != dealer_team:
+                claim.kitty_multiplier = number("multiplier")
+        self.scored = (score, where)
+
+
+def _level_result(
+    score: dict[str, Any], where: str, before: list[Any], after: list[Any], dealer_team: int,
+    path: str,
+) -> records_pb2.LevelResult:
+    attackers_win = jp.field(score, "attackersWin", where, "true or false")
+    levels_up = jp.integer(jp.field(score, "levelsUp", where, "a number"), f"{where}.levelsUp", 0)
+    rising = 1 - dealer_team if attackers_win else dealer_team
+    after_rank = jp.integer(after[rising], f"{path}.levelsAfter[{rising}]", 2)
+    rise = after_rank - jp.integer(before[rising], f"{path}.levelsBefore[{rising}]", 2, 14)
+    result = records_pb2.LevelResult(levels=rise)
+    if after_rank > 14:
+        result.outcome = (records_pb2.OUTCOME_DEFENDERS_WIN_MATCH if attackers_win
+                          else records_pb2.OUTCOME_DEALER_WINS_MATCH)
+        return result
+    if not attackers_win:
+        result.outcome = records_pb2.OUTCOME_DEALER_UP
+    elif levels_up == 0:
+        result.outcome = records_pb2.OUTCOME_SWAP
+    else:
+        result.outcome = records_pb2.OUTCOME_DEFENDERS_UP
+    result.dealer_team_level_after = _level(after[dealer_team], f"{path}.levelsAfter")
+    result.defender_team_level_after = _level(after[1 - dealer_team], f"{path}.levelsAfter")
+    return result
+
+
+def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
+    """One GameRecord (ruleset ``eighty``) from a v2 replay, its envelope or its D1 row."""
+    replay, path, played_at = _unwrap(value, path)
+    game_id = jp.text(jp.field(replay, "gameId", path, "the game id"), f"{path}.gameId")
+    epoch = jp.integer(jp.field(replay, "dealEpoch", path, "the deal epoch"),
+                       f"{path}.dealEpoch", 1)
+    dealer = jp.integer(jp.field(replay, "dealer", path, "a seat 0-3"), f"{path}.dealer", 0, 3)
+    rules = jp.obj(replay.get("rules", {}), f"{path}.rules")
+    before = jp.array(jp.field(replay, "levelsBefore", path, "two levels"),
+                      f"{path}.levelsBefore", 2)
+    after = jp.array(jp.field(replay, "levelsAfter", path, "two levels"), f"{path}.levelsAfter", 2)
+    game = records_pb2.GameRecord(
+        record_id=f"{game_id}:{epoch}",
+        ruleset=EIGHTY.id,
+        ruleset_overrides_json=_overrides(rules, path),
+        played_at=played_at,
+    )
+    game.metadata["eighty.ruleset"] = str(replay.get("ruleset", ""))
+    game.metadata["eighty.rules"] = json.dumps(rules, sort_keys=True)
+    game.context.team0_level = _level(before[0], f"{path}.levelsBefore[0]")
+    game.context.team1_level = _level(before[1], f"{path}.levelsBefore[1]")
+    deal = _Deal(replay, path)
+    game.draw_order.first_drawer = deal.first
+    game.draw_order.deck.extend(card_token(c) for c in [*deal.order, *deal.kitty])
+    buried = jp.array(jp.field(replay, "buried", path, "the 8 buried cards"), f"{path}.buried", 8)
+    game.kitty_exchanges.add(
+        seat=dealer,
+        picked_up=[card_token(c) for c in deal.kitty],
+        buried=[card_token(_card_id(c, f"{path}.buried[{i}]")) for i, c in enumerate(buried)],
+    )
+    game.claim.trump.CopyFrom(_trump(jp.field(replay, "trump", path, "the trump"),
+                                     f"{path}.trump"))
+    events = _Events(game, deal, epoch)
+    events.read(jp.array(jp.field(replay, "events", path, "the event list"), f"{path}.events"),
+                f"{path}.events")
+    if events.scored is None:
+        raise RecordError(f"{path}.events", "expected a round_scored event: the deal is not "
+                          "complete")
+    score, where = events.scored
+    game.claim.level_result.CopyFrom(_level_result(score, where, before, after, dealer % 2, path))
+    if not game.context.first_hand:
+        game.context.dealer = dealer
+    return game
+
+
+def _documents(text: str) -> list[tuple[str, Any]] | RecordError:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        return json_values(text)
+    if isinstance(document, list) and not all(
+        isinstance(v, dict) and "type" in v and "seq" in v for v in document
+    ):
+        return [(f"$[{i}]", item) for i, item in enumerate(document)]
+    return [("$", document)]
+
+
+def read_eighty(text: str, file: str, strict: bool = False) -> ImportResult:
+    """GameRecords from an 80-fen replay file; a bad replay is reported and skipped."""
+    out = Collector(file, strict)
+    documents = _documents(text)
+    if isinstance(documents, RecordError):
+        out.problem(documents.location, documents.message)
+        return out.result
+    for path, value in documents:
+        try:
+            out.add(records_pb2.RecordFile(game=game_from_eighty(value, path)))
+        except RecordError as exc:
+            out.problem(exc.location, exc.message)
+    return out.result
