@@ -327,7 +327,7 @@ class HandReplay:
         if problem is not None:
             self.find(
                 "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "UNSUPPORTED",
-                f"seat {seat} {problem.message}",
+                f"seat {seat} led {label_cards(attempt)}: {problem.message}",
                 PLAY, seat=seat, trick=t, play=0,
                 recorded=" ".join(tokens(attempt)),
             )

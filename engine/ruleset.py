@@ -380,7 +380,11 @@ CHANGSHU = Ruleset(
     ),
 )
 
+BUILTIN: tuple[str, ...] = ("classic", "shuangsheng", "anhui", "changshu")
+"""The four rulesets read from the source texts (../shared/spec/RULES.md)."""
+
 PRESETS: dict[str, Ruleset] = {r.id: r for r in (CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU)}
+"""Every ruleset ``get_ruleset`` knows: the built-in four plus registered variants."""
 
 _SECTIONS: dict[str, type[Any]] = {
     "order": OrderRule,

@@ -1,0 +1,60 @@
+"""Database engines: SQLite by default, PostgreSQL (psycopg 3) when the URL says so."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+ENV_URL = "CHAODIPI_DATABASE_URL"
+ENV_HOME = "CHAODIPI_HOME"
+
+SessionFactory = sessionmaker[Session]
+
+
+def data_dir() -> Path:
+    """Where the embedded database lives: ``$CHAODIPI_HOME`` or ``./.chaodipi``."""
+    return Path(os.environ.get(ENV_HOME) or ".chaodipi")
+
+
+def default_url() -> str:
+    """``$CHAODIPI_DATABASE_URL``, else a SQLite file in ``data_dir()``."""
+    url = os.environ.get(ENV_URL)
+    if url:
+        return url
+    return f"sqlite:///{data_dir() / 'chaodipi.db'}"
+
+
+def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+    # Per connection: SQLite forgets these on every new connection.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for ``url`` (default: ``default_url()``), creating the SQLite folder if needed."""
+    url = url or default_url()
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        # The plain scheme would pick psycopg2, which is not installed: psycopg 3 it is.
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    return create_engine(url, pool_pre_ping=True)
+
+
+def session_factory(engine: Engine) -> SessionFactory:
+    """Sessions that keep loaded values after commit (results outlive the session)."""
+    return sessionmaker(engine, expire_on_commit=False)
