@@ -323,11 +323,18 @@ class HandReplay:
         lead = trick.plays[0]
         seat = lead.seat
         attempt = lead.attempted or lead.cards
-        problem = check_lead(ctx, attempt, trick.declared_split)
-        if problem is not None:
+        split = trick.declared_split
+        problem = check_lead(ctx, attempt, split)
+        if problem is not None and problem.code == "SPLIT_INVALID":
             self.find(
-                "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "UNSUPPORTED",
-                f"seat {seat} led {label_cards(attempt)}: {problem.message}",
+                "SPLIT_INVALID", f"seat {seat}'s {problem.message}; the canonical split is used",
+                PLAY, seat=seat, trick=t, play=0,
+            )
+            split = None
+        elif problem is not None:
+            self.find(
+                "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "WRONG_CARD_COUNT",
+                f"seat {seat} led {label_cards(attempt) or 'nothing'}: {problem.message}",
                 PLAY, seat=seat, trick=t, play=0,
                 recorded=" ".join(tokens(attempt)),
             )
@@ -342,7 +349,7 @@ class HandReplay:
                     recorded=" ".join(tokens(absent)),
                 )
         # The hands are still as before the lead: nothing of this trick is taken yet.
-        verdict = check_throw(ctx, rs, seat, attempt, self.hands, trick.declared_split)
+        verdict = check_throw(ctx, rs, seat, attempt, self.hands, split)
         result.throw_attempted = verdict.is_throw
         result.throw_stood = verdict.is_throw and verdict.stands and not lead.attempted
         if verdict.is_throw and not verdict.stands:
@@ -375,8 +382,7 @@ class HandReplay:
             assert verdict.forced is not None
             finding = self.find(
                 "THROW_NOT_ENFORCED",
-                f"{verdict.message}; the throw was let stand"
-                + (f" and a penalty of {verdict.penalty} was due" if verdict.penalty else ""),
+                f"{verdict.message}; the table let the throw stand",
                 PLAY, seat=seat, trick=t, play=0,
                 expected=" ".join(tokens(verdict.forced.cards())),
                 recorded=" ".join(tokens(lead.cards)),
@@ -516,10 +522,14 @@ class HandReplay:
                 expected=str(computed.kitty_multiplier), recorded=str(claim.kitty_multiplier),
             )
         if claim.HasField("kitty_bonus") and claim.kitty_bonus != computed.kitty_bonus:
+            why = (
+                f"{computed.kitty_points} points × {computed.kitty_multiplier}"
+                if computed.kitty_multiplier
+                else "the dealer side won the last trick"
+            )
             self.find(
                 "KITTY_MISMATCH",
-                f"the kitty bonus is {computed.kitty_bonus} ({computed.kitty_points} points × "
-                f"{computed.kitty_multiplier}); {claim.kitty_bonus} was claimed",
+                f"the kitty bonus is {computed.kitty_bonus} ({why}); {claim.kitty_bonus} was claimed",
                 SCORING,
                 expected=str(computed.kitty_bonus), recorded=str(claim.kitty_bonus),
             )

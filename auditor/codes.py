@@ -44,6 +44,7 @@ CODES: Final[dict[str, Code]] = {
         Code("LEVEL_MISMATCH", SCORING, "R-LEVEL", "the claimed level change (or a match's levels) is wrong"),
         Code("DEALER_MISMATCH", SCORING, "R-MATCH-DEALER", "the claimed or recorded dealer is wrong"),
         Code("UNSUPPORTED", WARNING, "R-BID", "the record needs a rule the ruleset leaves open"),
+        Code("SPLIT_INVALID", WARNING, "R-UNIT-SPLIT", "a declared split that does not fit the lead"),
         Code("RECORD_INCOMPLETE", WARNING, "R-SCORE", "the record stops before the hand is played out"),
     )
 }

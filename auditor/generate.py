@@ -209,6 +209,8 @@ def generate_hand(
 ) -> records_pb2.GameRecord:
     """A complete legal hand. Later hands (``first_hand=False``) need ``dealer``."""
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    if not first_hand and dealer is None:
+        raise ValueError("a later hand needs its dealer (the previous hand decided it)")
     rng = random.Random(seed)
     first_level = RANK_LETTERS.index(rs.level.first_level)
     levels = team_levels or (first_level, first_level)

@@ -101,9 +101,13 @@ class _Reader:
     def __init__(self) -> None:
         self.violations: list[Violation] = []
 
-    def cards(self, tokens: object, path: str) -> list[int]:
+    def cards(self, tokens: Sequence[str], path: str) -> list[int]:
+        try:
+            return [TOKEN_KINDS[token] for token in tokens]
+        except KeyError:
+            pass  # not all upper-case tokens: read one by one and report the bad ones
         kinds: list[int] = []
-        for i, token in enumerate(tokens):  # type: ignore[attr-defined]
+        for i, token in enumerate(tokens):
             kind = TOKEN_KINDS.get(token)
             if kind is None:
                 try:

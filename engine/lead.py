@@ -98,7 +98,7 @@ def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
     if len(kinds) == 1:
         return Unit(width, (kinds[0],))
     if width == 1:
-        return f"{label_cards(part)} is not a unit: different single cards are no tractor"
+        return f"{label_cards(part)} is not a unit: different cards make no pair"
     for low, high in pairwise(kinds):
         if ctx.suit[low] != ctx.suit[high] or high not in ctx.link_up[low]:
             sets = f"{label_cards([low] * width)} and {label_cards([high] * width)}"

@@ -107,6 +107,9 @@ def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, 
 def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
     """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT)."""
     ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
+    if ordered and ordered[0] == ordered[-1]:
+        # One kind only (a single, a pair, a triple): the most common lead, no search needed.
+        return [Unit(len(ordered), (ordered[0],))]
     return list(_canonical(ctx, ordered, max(ctx_width(ctx, ordered), 1)))
 
 

@@ -113,7 +113,8 @@ class _Log:
             elif stage == "play":
                 self._play(int(seat), request, where, answer, answer_at)
             else:
-                raise RecordError(f"{where}.stage", f"expected deal, cover or play, found {stage!r}")
+                raise RecordError(f"{where}.stage",
+                                  f"expected deal, cover or play, found {stage!r}")
             if isinstance(request.get("global"), dict):
                 self.banking = request["global"].get("banking", self.banking)
                 self.total = request["global"].get("total_score", self.total)

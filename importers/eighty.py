@@ -287,9 +287,9 @@ class _Events:
         claim.kitty_bonus = total - attack
         dealer_team = self.game.kitty_exchanges[0].seat % 2
         tricks = self.game.tricks
-        if tricks and tricks[-1].claim.HasField("winner"):
-            if tricks[-1].claim.winner % 2 != dealer_team:
-                claim.kitty_multiplier = number("multiplier")
+        last = tricks[-1].claim if tricks else None
+        if last is not None and last.HasField("winner") and last.winner % 2 != dealer_team:
+            claim.kitty_multiplier = number("multiplier")
         self.scored = (score, where)
 
 

@@ -16,6 +16,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from chaodipi.v1 import records_pb2
+from importers.jsonpath import kind
 from importers.problems import Collector, ImportResult, RecordError
 from importers.tokens import bad_token
 
@@ -38,20 +39,13 @@ def write_json(records: Iterable[records_pb2.RecordFile]) -> str:
     )
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
-
-
 def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
     if fd.type == FieldDescriptor.TYPE_STRING:
         if not isinstance(value, str):
-            raise RecordError(path, f"expected a string, found {_type_name(value)}")
+            raise RecordError(path, f"expected a string, found {kind(value)}")
     elif fd.type == FieldDescriptor.TYPE_BOOL:
         if not isinstance(value, bool):
-            raise RecordError(path, f"expected true or false, found {_type_name(value)}")
+            raise RecordError(path, f"expected true or false, found {kind(value)}")
     elif fd.type in _INTS:
         number = value
         if isinstance(value, str) and value.lstrip("-").isdigit():
@@ -59,7 +53,7 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
         if isinstance(number, float) and number.is_integer():
             number = int(number)
         if isinstance(number, bool) or not isinstance(number, int):
-            raise RecordError(path, f"expected a whole number, found {_type_name(value)}")
+            raise RecordError(path, f"expected a whole number, found {kind(value)}")
         if fd.type == FieldDescriptor.TYPE_INT32 and not -(2**31) <= number < 2**31:
             raise RecordError(path, f"expected a 32-bit whole number, found {number}")
     elif fd.type == FieldDescriptor.TYPE_ENUM:
@@ -70,24 +64,25 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
             raise RecordError(path, f"expected one of {', '.join(names)}, found {value!r}")
         if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
             raise RecordError(path, f"expected an enum name ({names[1]}, ...), found "
-                                    f"{_type_name(value)}")
+                                    f"{kind(value)}")
 
 
 def _check(descriptor: Descriptor, value: Any, path: str) -> None:
     """Raise ``RecordError`` at the first place ``value`` does not fit ``descriptor``."""
     if not isinstance(value, dict):
-        raise RecordError(path, f"expected an object ({descriptor.name}), found {_type_name(value)}")
-    fields = {}
+        raise RecordError(path,
+                          f"expected an object ({descriptor.name}), found {kind(value)}")
+    fields: dict[str, FieldDescriptor] = {}
     for fd in descriptor.fields:
         fields[fd.json_name] = fd
         fields[fd.name] = fd
     oneofs: dict[str, str] = {}
     for key, item in value.items():
         where = f"{path}.{key}"
-        fd = fields.get(key)
-        if fd is None:
+        if key not in fields:
             known = ", ".join(f.json_name for f in descriptor.fields)
             raise RecordError(where, f"unknown field of {descriptor.name}: expected one of {known}")
+        fd = fields[key]
         if fd.containing_oneof is not None and item is not None:
             other = oneofs.setdefault(fd.containing_oneof.name, key)
             if other != key:
@@ -98,12 +93,12 @@ def _check(descriptor: Descriptor, value: Any, path: str) -> None:
         message = fd.message_type
         if message is not None and message.GetOptions().map_entry:
             if not isinstance(item, dict):
-                raise RecordError(where, f"expected an object of strings, found {_type_name(item)}")
+                raise RecordError(where, f"expected an object of strings, found {kind(item)}")
             for k, v in item.items():
                 _scalar(message.fields_by_name["value"], v, f"{where}.{k}")
         elif fd.is_repeated:
             if not isinstance(item, list):
-                raise RecordError(where, f"expected an array, found {_type_name(item)}")
+                raise RecordError(where, f"expected an array, found {kind(item)}")
             for i, element in enumerate(item):
                 if message is not None:
                     _check(message, element, f"{where}[{i}]")
@@ -118,19 +113,19 @@ def _check(descriptor: Descriptor, value: Any, path: str) -> None:
 def record_from_json(value: Any, path: str) -> records_pb2.RecordFile:
     """A RecordFile from the JSON form of a RecordFile, GameRecord or MatchRecord."""
     if not isinstance(value, dict):
-        raise RecordError(path, f"expected an object (a record), found {_type_name(value)}")
-    kind: type[Message]
+        raise RecordError(path, f"expected an object (a record), found {kind(value)}")
+    schema: type[Message]
     if "game" in value or "match" in value:
-        kind = records_pb2.RecordFile
+        schema = records_pb2.RecordFile
     elif _MATCH_ONLY & value.keys():
-        kind = records_pb2.MatchRecord
+        schema = records_pb2.MatchRecord
     else:
-        kind = records_pb2.GameRecord
-    _check(kind.DESCRIPTOR, value, path)
+        schema = records_pb2.GameRecord
+    _check(schema.DESCRIPTOR, value, path)
     try:
-        message = json_format.ParseDict(value, kind())
+        message = json_format.ParseDict(value, schema())
     except json_format.ParseError as exc:
-        raise RecordError(path, f"expected a {kind.DESCRIPTOR.name}: {exc}") from None
+        raise RecordError(path, f"expected a {schema.DESCRIPTOR.name}: {exc}") from None
     if isinstance(message, records_pb2.GameRecord):
         record = records_pb2.RecordFile(game=message)
     elif isinstance(message, records_pb2.MatchRecord):

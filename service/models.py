@@ -58,6 +58,7 @@ class Match(SQLModel, table=True):
     breaches: int
     scoring_errors: int
     warnings: int
+    finding_codes: str = Field(default="", max_length=1000)
 
 
 class Game(SQLModel, table=True):

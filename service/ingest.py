@@ -1,0 +1,113 @@
+"""The one code path that audits and stores records: the server's Upload, the dashboard's upload
+page and batch imports all go through ``ingest_records`` (or its two halves, ``audit_upload``
+and ``service.store.store_batch``).
+
+A record the auditor cannot replay (its report has ``rejections``) is not stored: its summary
+says STATUS_REJECTED and names the fields. A record that replays but breaks the rules is stored
+with its findings: that is an audit, not an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from auditor import audit_game, audit_match
+from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+from service.audited import Audited, content_hash
+from service.db import SessionFactory
+from service.store import store_batch
+
+DEFAULT_BATCH = 256
+"""Records audited and stored per database transaction."""
+
+
+def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
+    """Audit one record of an upload (CPU only, no I/O)."""
+    item = Audited(index=index, client_ref=request.client_ref)
+    kind = request.WhichOneof("record")
+    if kind == "game":
+        item.game = request.game
+        item.content_hash = content_hash(request.game)
+        item.report = audit_game(request.game)
+        item.violations.extend(item.report.rejections)
+    elif kind == "match":
+        item.match = request.match
+        item.content_hash = content_hash(request.match)
+        item.match_report = audit_match(request.match)
+        item.violations.extend(item.match_report.rejections)
+        for hand in item.match_report.hands:
+            item.violations.extend(hand.rejections)
+        if not request.match.hands and not item.violations:
+            item.violations.append(
+                audit_pb2.FieldViolation(field="hands", description="a match needs at least one hand")
+            )
+    else:
+        item.violations.append(
+            audit_pb2.FieldViolation(field="record", description="missing: give game or match")
+        )
+    return item
+
+
+def as_requests(
+    records: Iterable[
+        records_pb2.RecordFile
+        | records_pb2.GameRecord
+        | records_pb2.MatchRecord
+        | service_pb2.UploadRequest
+    ],
+) -> Iterator[service_pb2.UploadRequest]:
+    """Upload requests for records in any of the shapes callers hold them in."""
+    for record in records:
+        if isinstance(record, service_pb2.UploadRequest):
+            yield record
+        elif isinstance(record, records_pb2.GameRecord):
+            yield service_pb2.UploadRequest(game=record)
+        elif isinstance(record, records_pb2.MatchRecord):
+            yield service_pb2.UploadRequest(match=record)
+        elif record.WhichOneof("record") == "game":
+            yield service_pb2.UploadRequest(game=record.game)
+        elif record.WhichOneof("record") == "match":
+            yield service_pb2.UploadRequest(match=record.match)
+        else:
+            yield service_pb2.UploadRequest()
+
+
+def ingest_records(
+    sessions: SessionFactory,
+    tenant_id: int,
+    records: Iterable[
+        records_pb2.RecordFile
+        | records_pb2.GameRecord
+        | records_pb2.MatchRecord
+        | service_pb2.UploadRequest
+    ],
+    *,
+    batch_size: int = DEFAULT_BATCH,
+) -> list[service_pb2.RecordSummary]:
+    """Audit and store records for a tenant; one summary per record, in order.
+
+    Each batch of ``batch_size`` records is one transaction; a record is stored whole (game,
+    seats, findings) or not at all, and rejected records never stop the others.
+    """
+    summaries: list[service_pb2.RecordSummary] = []
+    batch: list[Audited] = []
+    for index, request in enumerate(as_requests(records)):
+        batch.append(audit_upload(index, request))
+        if len(batch) >= batch_size:
+            summaries.extend(store_batch(sessions, tenant_id, batch))
+            batch = []
+    if batch:
+        summaries.extend(store_batch(sessions, tenant_id, batch))
+    return summaries
+
+
+def all_violations(items: Sequence[Audited]) -> list[audit_pb2.FieldViolation]:
+    """Every violation of the items, with fields prefixed by ``records[i].``."""
+    return [
+        audit_pb2.FieldViolation(
+            field=f"records[{item.index}].{v.field}",
+            description=f"{item.record_id or 'record'}: {v.description}",
+        )
+        for item in items
+        for v in item.violations
+    ]

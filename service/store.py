@@ -1,0 +1,322 @@
+"""Writing audited records: a game is stored with its seats, findings and computed results in the
+same transaction, never without its audit. Duplicates (same content hash) are stored once."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+from service.audited import Audited, content_hash, fill_from_match, rejected_summary
+from service.db import SessionFactory
+from service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from service.results import parse_played_at, seat_results, short_level_result, utcnow
+
+STORED = service_pb2.RecordSummary.STATUS_STORED
+DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
+DEFAULT_TENANT = "default"
+
+
+def new_id() -> str:
+    """A random 16-hex-digit id for games and matches (short enough to type)."""
+    return secrets.token_hex(8)
+
+
+def ensure_tenant(sessions: SessionFactory, name: str) -> int:
+    """The id of the tenant called ``name``, created if missing."""
+    with sessions() as session, session.begin():
+        tenant_id = session.scalar(select(Tenant.id).where(Tenant.name == name))
+        if tenant_id is not None:
+            return tenant_id
+        session.execute(_insert_ignore(session, Tenant), [{"name": name, "created_at": utcnow()}])
+        found = session.scalar(select(Tenant.id).where(Tenant.name == name))
+        assert found is not None
+        return found
+
+
+def _insert_ignore(session: Session, model: type[Any]) -> Any:
+    # INSERT … ON CONFLICT DO NOTHING: concurrent uploads may add the same player at once.
+    if session.get_bind().dialect.name == "postgresql":
+        return pg_insert(model).on_conflict_do_nothing()
+    return sqlite_insert(model).on_conflict_do_nothing()
+
+
+def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> dict[str, int]:
+    """Player ids by record player id, adding new players and keeping the latest display name."""
+    if not names:
+        return {}
+    query = select(Player.player_key, Player.id, Player.display_name).where(
+        Player.tenant_id == tenant_id, Player.player_key.in_(names)  # type: ignore[attr-defined]
+    )
+    rows = session.execute(query).all()
+    missing = names.keys() - {key for key, _, _ in rows}
+    if missing:
+        session.execute(
+            _insert_ignore(session, Player),
+            [{"tenant_id": tenant_id, "player_key": k, "display_name": names[k]} for k in missing],
+        )
+        rows = session.execute(query).all()
+    for key, player_id, name in rows:
+        if names[key] and names[key] != name:
+            session.execute(update(Player).where(Player.id == player_id).values(display_name=names[key]))  # type: ignore[arg-type]
+    return {key: player_id for key, player_id, _ in rows}
+
+
+@dataclass(slots=True)
+class _Rows:
+    """Rows of one batch, inserted table by table so each insert is one batched statement."""
+
+    matches: list[dict[str, Any]]
+    games: list[dict[str, Any]]
+    seats: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+
+
+def _codes(findings: Sequence[audit_pb2.Finding]) -> list[str]:
+    return sorted({f.code for f in findings})
+
+
+def _finding_row(
+    finding: audit_pb2.Finding, players: list[int | None], game_id: str | None, match_id: str | None
+) -> dict[str, Any]:
+    pos = finding.position
+    seat = pos.seat if pos.HasField("seat") else None
+    return {
+        "game_id": game_id,
+        "match_id": match_id,
+        "code": finding.code,
+        "severity": int(finding.severity),
+        "seat": seat,
+        "player_id": players[seat] if seat is not None and 0 <= seat < len(players) else None,
+        "trick": pos.trick if pos.HasField("trick") else None,
+        "play": pos.play if pos.HasField("play") else None,
+        "hand_index": pos.hand_index if pos.HasField("hand_index") else None,
+        "rule_id": finding.rule_id,
+        "message": finding.message,
+    }
+
+
+def _game_rows(
+    rows: _Rows,
+    tenant_id: int,
+    record: records_pb2.GameRecord,
+    report: audit_pb2.AuditReport,
+    player_ids: dict[str, int],
+    stored_at: datetime,
+    *,
+    digest: str,
+    scope: str = "",
+    match_id: str | None = None,
+    hand_index: int | None = None,
+) -> str:
+    game_id = new_id()
+    computed = report.computed
+    seats: list[int | None] = [player_ids.get(p.id) if p.id else None for p in record.players[:4]]
+    seats += [None] * (4 - len(seats))
+    rows.games.append({
+        "id": game_id,
+        "tenant_id": tenant_id,
+        "content_hash": digest,
+        "dedupe_scope": scope,
+        "record_id": record.record_id,
+        "ruleset": report.ruleset or record.ruleset,
+        "played_at": parse_played_at(record.played_at),
+        "stored_at": stored_at,
+        "match_id": match_id,
+        "hand_index": hand_index,
+        "record": record.SerializeToString(),
+        "report": report.SerializeToString(),
+        "breaches": report.breaches,
+        "scoring_errors": report.scoring_errors,
+        "warnings": report.warnings,
+        "finding_codes": ",".join(_codes(report.findings)),
+        "dealer_seat": computed.dealer if computed.HasField("dealer") else None,
+        "defenders_points": computed.defenders_points if report.HasField("computed") else None,
+        "level_result": short_level_result(computed.level_result),
+    })
+    for result in seat_results(computed):
+        rows.seats.append({"game_id": game_id, "player_id": seats[result.seat], **asdict(result)})
+    rows.findings.extend(_finding_row(f, seats, game_id, match_id) for f in report.findings)
+    return game_id
+
+
+def _summary(item: Audited, game_id: str, status: int) -> service_pb2.RecordSummary:
+    summary = service_pb2.RecordSummary(
+        index=item.index,
+        client_ref=item.client_ref,
+        record_id=item.record_id,
+        game_id=game_id,
+        status=status,  # type: ignore[arg-type]
+        duplicate=status == DUPLICATE,
+    )
+    return summary
+
+
+def _store(session: Session, tenant_id: int, items: Sequence[Audited]) -> list[service_pb2.RecordSummary]:
+    games = [i for i in items if i.game is not None]
+    matches = [i for i in items if i.match is not None]
+    existing_games = {
+        row.content_hash: row
+        for row in session.execute(
+            select(Game.content_hash, Game.id, Game.breaches, Game.scoring_errors, Game.warnings,
+                   Game.finding_codes).where(
+                Game.tenant_id == tenant_id,
+                Game.dedupe_scope == "",
+                Game.content_hash.in_([i.content_hash for i in games]),  # type: ignore[attr-defined]
+            )
+        )
+    } if games else {}
+    existing_matches = {
+        row.content_hash: row
+        for row in session.execute(
+            select(Match.content_hash, Match.id, Match.breaches, Match.scoring_errors,
+                   Match.warnings, Match.finding_codes).where(
+                Match.tenant_id == tenant_id,
+                Match.content_hash.in_([i.content_hash for i in matches]),  # type: ignore[attr-defined]
+            )
+        )
+    } if matches else {}
+    names: dict[str, str] = {}
+    for item in items:
+        record = item.game if item.game is not None else item.match
+        assert record is not None
+        for p in record.players:
+            if p.id:
+                names[p.id] = p.display_name or names.get(p.id, "")
+    player_ids = ensure_players(session, tenant_id, names)
+    stored_at = utcnow()
+    rows = _Rows([], [], [], [])
+    summaries: list[service_pb2.RecordSummary] = []
+    fresh: dict[str, service_pb2.RecordSummary] = {}  # repeated content within this batch
+    for item in items:
+        if item.content_hash in fresh:
+            summary = service_pb2.RecordSummary()
+            summary.CopyFrom(fresh[item.content_hash])
+            summary.index, summary.client_ref = item.index, item.client_ref
+            summary.status, summary.duplicate = DUPLICATE, True
+            summaries.append(summary)
+            continue
+        if item.game is not None and item.report is not None:
+            old = existing_games.get(item.content_hash)
+            if old is not None:
+                summary = _summary(item, old.id, DUPLICATE)
+                summary.breaches, summary.scoring_errors, summary.warnings = (
+                    old.breaches, old.scoring_errors, old.warnings)
+                summary.finding_codes.extend(c for c in old.finding_codes.split(",") if c)
+            else:
+                game_id = _game_rows(rows, tenant_id, item.game, item.report, player_ids,
+                                     stored_at, digest=item.content_hash)
+                summary = _summary(item, game_id, STORED)
+                summary.breaches, summary.scoring_errors, summary.warnings = (
+                    item.report.breaches, item.report.scoring_errors, item.report.warnings)
+                summary.finding_codes.extend(_codes(item.report.findings))
+        else:
+            summary = _store_match(session, rows, tenant_id, item, existing_matches, player_ids,
+                                   stored_at)
+        fresh[item.content_hash] = summary
+        summaries.append(summary)
+    for model, values in ((Match, rows.matches), (Game, rows.games), (GamePlayer, rows.seats),
+                          (Finding, rows.findings)):
+        if values:
+            session.execute(insert(model), values)
+    return summaries
+
+
+def _store_match(
+    session: Session,
+    rows: _Rows,
+    tenant_id: int,
+    item: Audited,
+    existing: dict[str, Any],
+    player_ids: dict[str, int],
+    stored_at: datetime,
+) -> service_pb2.RecordSummary:
+    match, report = item.match, item.match_report
+    assert match is not None and report is not None
+    old = existing.get(item.content_hash)
+    if old is not None:
+        summary = _summary(item, old.id, DUPLICATE)
+        summary.breaches, summary.scoring_errors, summary.warnings = (
+            old.breaches, old.scoring_errors, old.warnings)
+        summary.finding_codes.extend(c for c in old.finding_codes.split(",") if c)
+        summary.hand_game_ids.extend(session.scalars(
+            select(Game.id).where(Game.match_id == old.id).order_by(Game.hand_index)  # type: ignore[arg-type]
+        ))
+        return summary
+    match_id = new_id()
+    all_findings = [*report.findings, *(f for hand in report.hands for f in hand.findings)]
+    counts = {sev: sum(1 for f in all_findings if f.severity == sev) for sev in (
+        audit_pb2.SEVERITY_BREACH, audit_pb2.SEVERITY_SCORING_ERROR, audit_pb2.SEVERITY_WARNING)}
+    codes = _codes(all_findings)
+    bare = records_pb2.MatchRecord()
+    bare.CopyFrom(match)
+    del bare.hands[:]  # the hands are stored as games
+    match_level = audit_pb2.MatchAuditReport()
+    match_level.CopyFrom(report)
+    del match_level.hands[:]
+    rows.matches.append({
+        "id": match_id,
+        "tenant_id": tenant_id,
+        "content_hash": item.content_hash,
+        "record_id": match.match_id,
+        "ruleset": match.ruleset,
+        "stored_at": stored_at,
+        "record": bare.SerializeToString(),
+        "report": match_level.SerializeToString(),
+        "hands": len(match.hands),
+        "breaches": counts[audit_pb2.SEVERITY_BREACH],
+        "scoring_errors": counts[audit_pb2.SEVERITY_SCORING_ERROR],
+        "warnings": counts[audit_pb2.SEVERITY_WARNING],
+        "finding_codes": ",".join(codes),
+    })
+    seats: list[int | None] = [player_ids.get(p.id) if p.id else None for p in match.players[:4]]
+    rows.findings.extend(_finding_row(f, seats, None, match_id) for f in report.findings)
+    summary = _summary(item, match_id, STORED)
+    for i, (hand, hand_report) in enumerate(zip(fill_from_match(match), report.hands, strict=True)):
+        summary.hand_game_ids.append(_game_rows(
+            rows, tenant_id, hand, hand_report, player_ids, stored_at,
+            digest=content_hash(hand), scope=f"{match_id}#{i}", match_id=match_id, hand_index=i,
+        ))
+    summary.breaches = counts[audit_pb2.SEVERITY_BREACH]
+    summary.scoring_errors = counts[audit_pb2.SEVERITY_SCORING_ERROR]
+    summary.warnings = counts[audit_pb2.SEVERITY_WARNING]
+    summary.finding_codes.extend(codes)
+    return summary
+
+
+def store_batch(
+    sessions: SessionFactory, tenant_id: int, items: Sequence[Audited]
+) -> list[service_pb2.RecordSummary]:
+    """Store audited records in one transaction; summaries in the items' order.
+
+    Rejected items are summarised, not stored. If a concurrent upload stored some of the same
+    content first (a unique-key conflict), the batch is retried one record per transaction, so
+    each record is still stored whole or reported as a duplicate.
+    """
+    out: dict[int, service_pb2.RecordSummary] = {}
+    valid = []
+    for item in items:
+        if item.violations:
+            out[item.index] = rejected_summary(item)
+        else:
+            valid.append(item)
+    if valid:
+        try:
+            with sessions() as session, session.begin():
+                stored = _store(session, tenant_id, valid)
+        except IntegrityError:
+            stored = []
+            for item in valid:
+                with sessions() as session, session.begin():
+                    stored.extend(_store(session, tenant_id, [item]))
+        out.update((s.index, s) for s in stored)
+    return [out[item.index] for item in items]
