@@ -84,7 +84,7 @@ def _random_follow(
 
 def make_cases(rng: random.Random, ruleset: Ruleset, count: int) -> list[Case]:
     """``count`` fresh random cases for ``ruleset``."""
-    cases = []
+    cases: list[Case] = []
     deck = full_deck(ruleset.decks)
     size = ruleset.hand_size
     while len(cases) < count:

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import importers
+import importers.commands
 from auditor import audit_game, audit_match
 from auditor.audit import describe_result
 from auditor.faults import plant_any
@@ -200,3 +201,5 @@ def generate(
     what = "matches" if matches else "hands"
     out.print(f"wrote {len(records)} {what} to {out_file} ({planted} with a planted fault)")
 
+
+importers.commands.register(app)

@@ -75,7 +75,6 @@ class _Tables:
 class _Format:
     """The shape demands of a lead, precomputed once per lead shape."""
 
-    size: int
     shapes: tuple[tuple[int, int], ...]  # tractor levels (width, length), larger first
     lead_tractors: tuple[int, ...]  # the lead's own tractors on each level
     shorter: tuple[int, ...]  # level an unanswered tractor falls to (-1: to sets)
@@ -148,7 +147,6 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
     index = {shape: i for i, shape in enumerate(order)}
     falls = [index[(w, n - 1)] if shorter_tractors and n > 2 else -1 for w, n in order]
     return _Format(
-        size=sum(w * n for w, n in shapes),
         shapes=tuple(order),
         lead_tractors=tuple(led[s] for s in order),
         shorter=tuple(falls),
@@ -271,9 +269,7 @@ def _evaluate(
     return _search(table, counts, fmt, 0, fmt.lead_tractors, fmt.triples, fmt.pairs, want)
 
 
-def _best(
-    table: _SuitTable, counts: tuple[int, ...], fmt: _Format
-) -> tuple[Score, list[Piece]]:
+def _best(table: _SuitTable, counts: tuple[int, ...], fmt: _Format) -> tuple[Score, list[Piece]]:
     """The hand's best score and the units reaching it, cached by the led-suit holding."""
     key = (table, fmt, counts)
     found = _BEST.get(key)

@@ -340,7 +340,7 @@ class _Parser:
             except (RecordError, ValueError) as exc:
                 self._fail(exc.message if isinstance(exc, RecordError) else str(exc))
         if self.record is not None and self.record.HasField("match"):
-            self.line = len(self.text.split("\n"))
+            self.line = len(self.text.rstrip("\n").split("\n"))
             self._fail(
                 f"match {self.record.match.match_id!r} (line {self.match_line}) is not closed: "
                 "expected [EndMatch] before the end of the file"

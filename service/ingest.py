@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from auditor import audit_game, audit_match
+from engine.ruleset import Ruleset
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from service.audited import Audited, content_hash
 from service.db import SessionFactory
@@ -21,21 +22,43 @@ DEFAULT_BATCH = 256
 """Records audited and stored per database transaction."""
 
 
-def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
-    """Audit one record of an upload (CPU only, no I/O)."""
-    item = Audited(index=index, client_ref=request.client_ref)
+def run_audit(
+    request: service_pb2.UploadRequest, ruleset: Ruleset | None = None
+) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None:
+    """The auditor's report on the request's record (None when the request holds none)."""
     kind = request.WhichOneof("record")
     if kind == "game":
-        item.game = request.game
+        return audit_game(request.game, ruleset=ruleset)
+    if kind == "match":
+        return audit_match(request.match, ruleset=ruleset)
+    return None
+
+
+def audit_serialized(requests: Sequence[bytes]) -> list[bytes]:
+    """``run_audit`` on serialized upload requests, for a worker process (empty: no record)."""
+    out = []
+    for data in requests:
+        report = run_audit(service_pb2.UploadRequest.FromString(data))
+        out.append(b"" if report is None else report.SerializeToString())
+    return out
+
+
+def make_audited(
+    index: int,
+    request: service_pb2.UploadRequest,
+    report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None,
+) -> Audited:
+    """An uploaded record with its report, its content hash and its violations collected."""
+    item = Audited(index=index, client_ref=request.client_ref)
+    if isinstance(report, audit_pb2.AuditReport):
+        item.game, item.report = request.game, report
         item.content_hash = content_hash(request.game)
-        item.report = audit_game(request.game)
-        item.violations.extend(item.report.rejections)
-    elif kind == "match":
-        item.match = request.match
+        item.violations.extend(report.rejections)
+    elif isinstance(report, audit_pb2.MatchAuditReport):
+        item.match, item.match_report = request.match, report
         item.content_hash = content_hash(request.match)
-        item.match_report = audit_match(request.match)
-        item.violations.extend(item.match_report.rejections)
-        for hand in item.match_report.hands:
+        item.violations.extend(report.rejections)
+        for hand in report.hands:
             item.violations.extend(hand.rejections)
         if not request.match.hands and not item.violations:
             item.violations.append(
@@ -46,6 +69,23 @@ def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
             audit_pb2.FieldViolation(field="record", description="missing: give game or match")
         )
     return item
+
+
+def parse_report(
+    request: service_pb2.UploadRequest, data: bytes
+) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None:
+    """The report ``audit_serialized`` returned for ``request``."""
+    kind = request.WhichOneof("record")
+    if kind == "game":
+        return audit_pb2.AuditReport.FromString(data)
+    if kind == "match":
+        return audit_pb2.MatchAuditReport.FromString(data)
+    return None
+
+
+def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
+    """Audit one record of an upload in this process (CPU only, no I/O)."""
+    return make_audited(index, request, run_audit(request))
 
 
 def as_requests(

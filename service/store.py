@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -144,7 +144,22 @@ def _game_rows(
         "level_result": short_level_result(computed.level_result),
     })
     for result in seat_results(computed):
-        rows.seats.append({"game_id": game_id, "player_id": seats[result.seat], **asdict(result)})
+        rows.seats.append({
+            "game_id": game_id,
+            "player_id": seats[result.seat],
+            "seat": result.seat,
+            "side": result.side,
+            "tricks_won": result.tricks_won,
+            "points_taken": result.points_taken,
+            "throws_tried": result.throws_tried,
+            "throws_stood": result.throws_stood,
+            "throws_failed": result.throws_failed,
+            "kou_di_count": result.kou_di_count,
+            "kou_di_points": result.kou_di_points,
+            "levels_gained": result.levels_gained,
+            "levels_conceded": result.levels_conceded,
+            "won": result.won,
+        })
     rows.findings.extend(_finding_row(f, seats, game_id, match_id) for f in report.findings)
     return game_id
 

@@ -18,7 +18,7 @@ def test_r_order_classic_trump_ranking() -> None:
     ctx = trump_context(CLASSIC, rank_index("6"), HEARTS)
     s = order_of(ctx, "BJ LJ H6 S6 C6 D6 HA HK H7 H5 H2")
     assert s[0] > s[1] > s[2] > s[3] == s[4] == s[5] > s[6] > s[7] > s[8] > s[9] > s[10]
-    assert all(ctx.is_trump[parse_card(t)] for t in "BJ LJ H6 S6 HA H2".split())
+    assert all(ctx.is_trump[parse_card(t)] for t in ["BJ", "LJ", "H6", "S6", "HA", "H2"])
     assert ctx.strength[parse_card("H2")] > ctx.strength[parse_card("SA")]
 
 
@@ -90,8 +90,12 @@ contexts = st.builds(
 
 
 @settings(max_examples=60, deadline=None)
-@given(ctx=contexts, a=st.integers(0, KINDS - 1), b=st.integers(0, KINDS - 1),
-       c=st.integers(0, KINDS - 1))
+@given(
+    ctx=contexts,
+    a=st.integers(0, KINDS - 1),
+    b=st.integers(0, KINDS - 1),
+    c=st.integers(0, KINDS - 1),
+)
 def test_r_order_total_preorder(ctx: TrumpContext, a: int, b: int, c: int) -> None:
     s = ctx.strength
     # Total and transitive: a preorder by one number.

@@ -1,4 +1,4 @@
-"""Units: pairs, triples, tractors and the canonical split (R-UNIT): what engine/units.py computes."""
+"""Units: pairs, triples, tractors and the canonical split (R-UNIT), as engine/units.py cuts."""
 
 from __future__ import annotations
 

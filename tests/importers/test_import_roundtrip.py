@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from record_strategies import record_files
 
 from chaodipi.v1 import records_pb2
 from importers import dumps, load_bytes
 from importers.notation import format_records, read_text
-from record_strategies import record_files
 
 
 def _same(a: list[records_pb2.RecordFile], b: list[records_pb2.RecordFile]) -> None:

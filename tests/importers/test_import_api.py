@@ -1,0 +1,147 @@
+"""load / load_bytes / detect_format / write, the notation example, and the CLI commands."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from chaodipi.v1 import records_pb2
+from importers import detect_format, dumps, load, load_bytes, write
+from importers.commands import register
+from importers.protobin import encode_varint
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+GAME = records_pb2.GameRecord(record_id="g1", ruleset="classic", venue="club")
+MATCH = records_pb2.MatchRecord(match_id="m1", hands=[GAME])
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("notation/example.txt", "text"),
+        ("eighty/deal-25-tricks.json", "eighty"),
+        ("eighty/deal-25-tricks.envelope.json", "eighty"),
+        ("botzone/full-deal.json", "botzone"),
+        ("botzone/full-deal.platform.json", "botzone"),
+    ],
+)
+def test_detect_fixtures(name: str, expected: str) -> None:
+    assert detect_format(name, (FIXTURES / name).read_bytes()) == expected
+
+
+def test_detect_protobuf_forms() -> None:
+    assert detect_format("x.pb", b"") == "pb"
+    assert detect_format("x", GAME.SerializeToString()) == "pb"
+    assert detect_format("x.json", b'{"recordId": "g1"}') == "json"
+    assert detect_format("x.jsonl", b'{"game": {}}\n{"match": {}}\n') == "json"
+
+
+@pytest.mark.parametrize(
+    ("data", "note"),
+    [
+        (GAME.SerializeToString(), "read as one GameRecord message"),
+        (records_pb2.RecordFile(game=GAME).SerializeToString(), "read as one RecordFile message"),
+        (MATCH.SerializeToString(), "read as one MatchRecord message"),
+        (dumps([records_pb2.RecordFile(game=GAME)] * 2, "pb"),
+         "read as a length-delimited stream of 2 RecordFile messages"),
+    ],
+)
+def test_pb_framing_is_chosen_and_said(data: bytes, note: str) -> None:
+    result = load_bytes(data, "r.pb")
+    assert result.errors == []
+    assert result.notes == [f"r.pb: {note}"]
+    assert len(result.records) in (1, 2)
+
+
+def test_pb_stream_keeps_good_records_around_a_bad_one() -> None:
+    good = records_pb2.RecordFile(game=GAME).SerializeToString()
+    bad = b"\xff\xff"
+    data = b"".join(encode_varint(len(d)) + d for d in (good, bad, good))
+    result = load_bytes(data, "s.pb")
+    assert len(result.records) == 2
+    assert [str(p) for p in result.errors] == [
+        f"s.pb: record 2 (byte {1 + len(good)}): "
+        "expected a RecordFile message holding a game or a match"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"recordId": "g1", "ruleset": "classic", "venue": "club"}',
+        '[{"game": {"recordId": "g1", "ruleset": "classic", "venue": "club"}}]',
+        '{"record_id": "g1", "ruleset": "classic", "venue": "club"}\n',
+    ],
+)
+def test_json_shapes(text: str) -> None:
+    (record,) = load_bytes(text.encode(), "r.json", strict=True).records
+    assert record.game == GAME
+
+
+def test_write_to_path_and_stream(tmp_path: Path) -> None:
+    records = [records_pb2.RecordFile(game=GAME), records_pb2.RecordFile(match=MATCH)]
+    for to in ("pb", "json", "text"):
+        path = tmp_path / f"out.{to}"
+        write(records, path, to)
+        assert load(path, strict=True).records == records
+        stream = io.BytesIO()
+        write(records, stream, to)
+        assert stream.getvalue() == path.read_bytes()
+    single = json.loads(dumps(records[:1], "json"))
+    assert single == {"game": {"recordId": "g1", "ruleset": "classic", "venue": "club"}}
+
+
+def test_notation_example_reads_clean() -> None:
+    result = load(FIXTURES / "notation/example.txt", strict=True)
+    game, match = (r for r in result.records)
+    assert game.game.record_id == "club-2024-05-01-h1"
+    assert match.match.hands[0].tricks[0].declared_split[0].cards == ["SA", "SA", "SA"]
+    auditor = pytest.importorskip("auditor")
+    report = auditor.audit_game(game.game)
+    assert (report.breaches, report.scoring_errors) == (0, 0)
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+def test_cli_import_converts_and_counts(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    result = CliRunner().invoke(_app(), [
+        "import", str(FIXTURES / "eighty/deal-shapes.json"),
+        str(FIXTURES / "botzone/full-deal.json"), "--to", "text", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(load(out, strict=True).records) == 2
+
+
+def test_cli_import_exit_codes(tmp_path: Path) -> None:
+    runner, out = CliRunner(), tmp_path / "out.pb"
+    bad = FIXTURES / "botzone/bad-card.json"
+    good = FIXTURES / "botzone/full-deal.json"
+    assert runner.invoke(_app(), ["import", str(good), str(bad), "-o", str(out)]).exit_code == 1
+    assert runner.invoke(_app(), ["import", str(bad), "-o", str(out)]).exit_code == 2
+    strict = runner.invoke(_app(), ["import", str(good), str(bad), "--strict", "-o", str(out)])
+    assert strict.exit_code == 2
+
+
+def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
+    pytest.importorskip("auditor")
+    out = tmp_path / "audited.txt"
+    result = CliRunner().invoke(_app(), [
+        "export", str(FIXTURES / "eighty/deal-shapes.json"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().split("\n")
+    trick = next(i for i, line in enumerate(lines) if line.startswith("trick 3 "))
+    assert lines[trick + 1].startswith("# BREACH THROW_ENFORCED_WRONGLY (trick 3, play 1, seat 0)")
+    assert len(load(out, strict=True).records) == 1  # comments do not change the record
+    classic = tmp_path / "classic.txt"
+    CliRunner().invoke(_app(), ["export", str(FIXTURES / "eighty/deal-shapes.json"),
+                                "--ruleset", "classic", "-o", str(classic)])
+    assert "# audit under 'classic'" in classic.read_text()
