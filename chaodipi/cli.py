@@ -16,6 +16,7 @@ from rich.table import Table
 
 import importers
 import importers.commands
+import service.commands
 from auditor import audit_game, audit_match
 from auditor.audit import describe_result
 from auditor.faults import plant_any
@@ -203,3 +204,4 @@ def generate(
 
 
 importers.commands.register(app)
+service.commands.register(app)

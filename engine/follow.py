@@ -5,9 +5,9 @@ led suit is a tuple walked from the lead's full shape down to single cards —
 how many of the lead's tractors are answered by tractors of the same width and
 length (larger tractors first; with ``follow_shorter_tractors`` an unanswered
 tractor then asks for one a pair shorter), then triples (三条), then pairs
-(two cards of a triple count as a pair), then led-suit cards. A play is illegal
-iff its score is below the best score any selection of as many cards from the
-same hand reaches.
+(two cards of a triple count as a pair); single cards need no count. Suit duty
+is checked first (a revoke); then a play is illegal iff its score is below the
+best score any selection of as many led-suit cards from the same hand reaches.
 
 >>> from engine.ruleset import CLASSIC
 >>> from engine.order import trump_context
@@ -199,21 +199,19 @@ def _sets(
     """Triples then pairs answered from what the tractors left (closed form)."""
     if not triples and not pairs:
         return (0, 0), []
-    three = sum(1 for c in counts if c >= 3) if triples else 0
-    two = sum(1 for c in counts if c >= 2)
+    # Counts are at most 3 (three decks): count the sets with C-speed list methods.
+    three = counts.count(3)
+    two = len(counts) - counts.count(0) - counts.count(1)
     t = min(triples, three)
     p = min(pairs + triples - t, two - t)
     if not want:
         return (t, p), []
-    pieces: list[Piece] = []
-    used: set[int] = set()
-    for i in table.cheap:
-        if len(used) < t and counts[i] >= 3:
-            pieces.append((3, (i,)))
-            used.add(i)
-    for i in table.cheap:
-        if len(pieces) < t + p and counts[i] >= 2 and i not in used:
-            pieces.append((2, (i,)))
+    # The cheapest sets: triples first, then pairs from the slots not used as triples.
+    tri_slots = [i for i in table.cheap if counts[i] >= 3][:t] if t else []
+    pieces: list[Piece] = [(3, (i,)) for i in tri_slots]
+    if p:
+        pair_slots = [i for i in table.cheap if counts[i] >= 2 and i not in tri_slots]
+        pieces += [(2, (i,)) for i in pair_slots[:p]]
     return (t, p), pieces
 
 
@@ -235,7 +233,7 @@ def _search(
         tail, pieces = _search(table, counts, fmt, level + 1, demand, triples, pairs, want)
         return (0, *tail), pieces
     width, length = fmt.shapes[level]
-    best: Score | None = None
+    best: Score = ()  # below every real score
     best_pieces: list[Piece] = []
     for answer in _answers(_chains(table, counts, width, length), wanted):
         missing = wanted - len(answer)
@@ -256,10 +254,9 @@ def _search(
             for s in chain:
                 counts[s] += width
         score = (len(answer), *tail)
-        if best is None or score > best:
+        if score > best:
             best = score
             best_pieces = [(width, c) for c in answer] + pieces if want else []
-    assert best is not None  # _answers always offers at least the empty answer
     return best, best_pieces
 
 
@@ -280,11 +277,41 @@ def _best(table: _SuitTable, counts: tuple[int, ...], fmt: _Format) -> tuple[Sco
     return found
 
 
-def _lead_size(lead_units: Sequence[Unit]) -> int:
-    size = 0
-    for u in lead_units:
-        size += u.width * len(u.kinds)
-    return size
+@dataclass(frozen=True, slots=True, eq=False)
+class _Lead:
+    """What following one lead needs, computed once per (context, lead units)."""
+
+    suit: int
+    size: int
+    tables: _Tables
+    table: _SuitTable
+    fmt: _Format
+    demands: bool  # any tractor, triple or pair to answer
+    name: str  # the lead's format in words
+
+
+_LEADS: dict[tuple[TrumpContext, tuple[Unit, ...]], _Lead] = {}
+
+
+def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
+    key = (ctx, tuple(lead_units))
+    lead = _LEADS.get(key)
+    if lead is None:
+        if len(_LEADS) > _CACHE_LIMIT:
+            _LEADS.clear()
+        tables = _tables(ctx)
+        s = ctx.suit[lead_units[0].kinds[0]]
+        fmt = _format(lead_units, ctx.follow_shorter_tractors)
+        lead = _LEADS[key] = _Lead(
+            suit=s,
+            size=sum(u.size for u in lead_units),
+            tables=tables,
+            table=tables.suits[s],
+            fmt=fmt,
+            demands=bool(fmt.shapes or fmt.triples or fmt.pairs),
+            name=describe_lead(lead_units),
+        )
+    return lead
 
 
 def check_follow(
@@ -296,15 +323,16 @@ def check_follow(
     ``hand`` is the follower's count vector before playing; ``play`` is assumed to be
     drawn from it.
     """
-    size = _lead_size(lead_units)
+    lead = _lead(ctx, lead_units)
+    size = lead.size
     if len(play) != size:
         return FollowProblem(
             "WRONG_CARD_COUNT",
-            f"played {len(play)} cards to a led {describe_lead(lead_units)} of {size}",
+            f"played {len(play)} cards to a led {lead.name} of {size}",
             legal_follow(ctx, lead_units, hand),
         )
-    s = ctx.suit[lead_units[0].kinds[0]]
-    table = _tables(ctx).suits[s]
+    s = lead.suit
+    table = lead.table
     counts = table.take(hand)
     held = sum(counts)
     suit = ctx.suit
@@ -312,32 +340,41 @@ def check_follow(
     for k in play:
         if suit[k] == s:
             followed += 1
-    if followed < min(held, size):
-        return _revoke(ctx, lead_units, hand, play, s, held, followed)
-    if held <= size:
-        return None  # every card of the suit was played: nothing left to choose
-    if size == 1:
+    if followed < held and followed < size:
+        return _revoke(ctx, lead, hand, play, held, followed)
+    if held <= size or not lead.demands:
+        return None  # all the suit was played, or the lead asks for the suit only
+    # A pair led, the common case, is decided without scoring.
+    if size == 2 and (play[0] == play[1] or max(counts) < 2):
         return None
-    if size == 2 and len(lead_units) == 1:
-        # A pair led: the common case, decided without scoring.
-        if play[0] == play[1] or max(counts) < 2:
-            return None
-        return _shape(ctx, lead_units, hand, play, table, counts)
-    fmt = _format(lead_units, ctx.follow_shorter_tractors)
-    if not fmt.shapes and not fmt.pairs and not fmt.triples:
-        return None  # a throw of singles asks for the suit only
-    best, _ = _best(table, counts, fmt)
-    got, _ = _evaluate(table, _slot_counts(ctx, table, play), fmt, False)
+    fmt = lead.fmt
+    best, pieces = _best(table, counts, fmt)
+    got, _ = _evaluate(table, _slot_counts(lead, play, suit), fmt, False)
     if got >= best:
         return None
-    return _shape(ctx, lead_units, hand, play, table, counts)
+    level = next(i for i, (b, g) in enumerate(zip(best, got, strict=True)) if g < b)
+    # The evidence: the hand's units on the first level of the walk the play fell short on.
+    if level < len(fmt.shapes):
+        width, length = fmt.shapes[level]
+    else:
+        width, length = (3 if level == len(fmt.shapes) else 2), 1
+    kinds = table.kinds
+    shown = ", ".join(
+        label_cards([kinds[i] for i in slots for _ in range(w)])
+        for w, slots in pieces
+        if w == width and len(slots) == length
+    )
+    return FollowProblem(
+        "FOLLOW_SHAPE",
+        f"held {shown} but played {label_cards(play)} to a led {lead.name}",
+        _complete(table, counts, pieces, size),
+    )
 
 
-def _slot_counts(ctx: TrumpContext, table: _SuitTable, play: Sequence[int]) -> list[int]:
-    counts = [0] * len(table.kinds)
-    slot = _tables(ctx).slot
-    s = table.suit
-    suit = ctx.suit
+def _slot_counts(lead: _Lead, play: Sequence[int], suit: Sequence[int]) -> list[int]:
+    counts = [0] * len(lead.table.kinds)
+    slot = lead.tables.slot
+    s = lead.suit
     for k in play:
         if suit[k] == s:
             counts[slot[k]] += 1
@@ -352,51 +389,24 @@ def _count_label(n: int, s: int) -> str:
 
 def _revoke(
     ctx: TrumpContext,
-    lead_units: Sequence[Unit],
+    lead: _Lead,
     hand: Sequence[int],
     play: Sequence[int],
-    s: int,
     held: int,
     followed: int,
 ) -> FollowProblem:
+    s = lead.suit
     others: dict[int, int] = {}
     suit = ctx.suit
     for k in play:
         if suit[k] != s:
             others[suit[k]] = others.get(suit[k], 0) + 1
-    spent = " and ".join(_count_label(n, o) for o, n in sorted(others.items()))
+    spent = " and ".join([_count_label(n, o) for o, n in sorted(others.items())])
     message = (
         f"held {_count_label(held, s)} but played {_count_label(followed, s)} and {spent} "
-        f"to a led {describe_lead(lead_units)} of {suit_label(s)}"
+        f"to a led {lead.name} of {suit_label(s)}"
     )
-    return FollowProblem("FOLLOW_REVOKE", message, legal_follow(ctx, lead_units, hand))
-
-
-def _shape(
-    ctx: TrumpContext,
-    lead_units: Sequence[Unit],
-    hand: Sequence[int],
-    play: Sequence[int],
-    table: _SuitTable,
-    counts: tuple[int, ...],
-) -> FollowProblem:
-    fmt = _format(lead_units, ctx.follow_shorter_tractors)
-    best, pieces = _best(table, counts, fmt)
-    got, _ = _evaluate(table, _slot_counts(ctx, table, play), fmt, False)
-    level = next(i for i, (b, g) in enumerate(zip(best, got, strict=True)) if g < b)
-    # The evidence: the hand's units on the first level of the walk the play fell short on.
-    if level < len(fmt.shapes):
-        width, length = fmt.shapes[level]
-    else:
-        width, length = (3 if level == len(fmt.shapes) else 2), 1
-    shown = [
-        Unit(w, tuple(table.kinds[i] for i in slots))
-        for w, slots in pieces
-        if w == width and len(slots) == length
-    ]
-    held = ", ".join(u.label() for u in shown)
-    message = f"held {held} but played {label_cards(play)} to a led {describe_lead(lead_units)}"
-    return FollowProblem("FOLLOW_SHAPE", message, legal_follow(ctx, lead_units, hand))
+    return FollowProblem("FOLLOW_REVOKE", message, _legal(ctx, lead, hand))
 
 
 def legal_follow(
@@ -407,33 +417,40 @@ def legal_follow(
     Cheapest means: in the led suit, no point cards while others remain, then low;
     when discarding, side suits before trumps, no points, then low.
     """
-    tables = _tables(ctx)
-    s = ctx.suit[lead_units[0].kinds[0]]
-    table = tables.suits[s]
-    size = _lead_size(lead_units)
+    return _legal(ctx, _lead(ctx, lead_units), hand)
+
+
+def _legal(ctx: TrumpContext, lead: _Lead, hand: Sequence[int]) -> tuple[int, ...]:
+    table, size, s = lead.table, lead.size, lead.suit
     held = table.take(hand)
-    chosen: list[int] = []
     if sum(held) <= size:
         chosen = [k for k, c in zip(table.kinds, held, strict=True) for _ in range(c)]
         suit = ctx.suit
-        for k in tables.discard:
+        for k in lead.tables.discard:
             if len(chosen) == size:
                 break
             if hand[k] and suit[k] != s:
                 chosen += [k] * min(size - len(chosen), hand[k])
         return tuple(chosen)
-    fmt = _format(lead_units, ctx.follow_shorter_tractors)
     # Without tractor, triple or pair demands any cards of the suit do: skip the search.
-    demands = fmt.shapes or fmt.triples or fmt.pairs
-    pieces = _best(table, held, fmt)[1] if demands else []
+    pieces = _best(table, held, lead.fmt)[1] if lead.demands else []
+    return _complete(table, held, pieces, size)
+
+
+def _complete(
+    table: _SuitTable, held: tuple[int, ...], pieces: list[Piece], size: int
+) -> tuple[int, ...]:
+    """The units of the best answer, then the cheapest other cards of the led suit."""
+    kinds = table.kinds
+    chosen: list[int] = []
     counts = list(held)
     for width, slots in pieces:
         for i in slots:
-            chosen += [table.kinds[i]] * width
+            chosen += [kinds[i]] * width
             counts[i] -= width
     for i in table.cheap:
         if len(chosen) == size:
             break
         if counts[i]:
-            chosen += [table.kinds[i]] * min(size - len(chosen), counts[i])
+            chosen += [kinds[i]] * min(size - len(chosen), counts[i])
     return tuple(chosen)

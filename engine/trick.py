@@ -102,6 +102,8 @@ def _set_winner(ctx: TrumpContext, led: int, plays: Sequence[Sequence[int]]) -> 
     winner, best = 0, ctx.strength[plays[0][0]]
     for i in range(1, len(plays)):
         play = plays[i]
+        if not play:
+            continue
         first = play[0]
         same = ctx.suit[first] in (led, TRUMP) and play.count(first) == len(play)
         if same and ctx.strength[first] > best:

@@ -20,6 +20,8 @@ class Audited:
     report: audit_pb2.AuditReport | None = None
     match_report: audit_pb2.MatchAuditReport | None = None
     violations: list[audit_pb2.FieldViolation] = field(default_factory=list)
+    # What happened to it, once stored (or rejected).
+    summary: service_pb2.RecordSummary = field(default_factory=service_pb2.RecordSummary)
 
     @property
     def record_id(self) -> str:
@@ -30,7 +32,7 @@ class Audited:
 
 
 def content_hash(record: records_pb2.GameRecord | records_pb2.MatchRecord) -> str:
-    """SHA-256 of the deterministic serialization, prefixed by kind so a hand never equals a match."""
+    """SHA-256 of the deterministic serialization, prefixed by kind (a hand is never a match)."""
     kind = b"game\0" if isinstance(record, records_pb2.GameRecord) else b"match\0"
     return hashlib.sha256(kind + record.SerializeToString(deterministic=True)).hexdigest()
 

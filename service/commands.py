@@ -22,8 +22,12 @@ from service.migrate import upgrade
 from service.server import ServerConfig, serve
 from service.store import DEFAULT_TENANT
 
-console = Console()
 err = Console(stderr=True)
+
+
+def _out() -> Console:
+    # Made per command, so the terminal width (or COLUMNS) is read when printing.
+    return Console()
 
 DatabaseOpt = Annotated[
     str | None,
@@ -69,17 +73,21 @@ def serve_command(
     host: Annotated[str | None, typer.Option(
         "--host", help="Address to bind (default: all with keys, 127.0.0.1 without).")] = None,
     database_url: DatabaseOpt = None,
-    workers: Annotated[int, typer.Option(
-        "--audit-workers", help="Processes auditing uploads (0: a thread).")] = 1,
+    workers: Annotated[int | None, typer.Option(
+        "--audit-workers", help="Processes auditing uploads (0: a thread; default: one per "
+        "core, at most 4).")] = None,
     max_message_bytes: Annotated[int, typer.Option(
         "--max-message-bytes", help="Largest request message accepted.")] = 4 * 1024 * 1024,
     grace: Annotated[float, typer.Option(
         "--grace", help="Seconds in-flight calls get on shutdown.")] = 10.0,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = ServerConfig(port=port, host=host, database_url=database_url, audit_workers=workers,
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = ServerConfig(port=port, host=host, database_url=database_url,
                           max_message_bytes=max_message_bytes, grace_seconds=grace)
+    if workers is not None:
+        config.audit_workers = workers
     asyncio.run(serve(config))
 
 
@@ -115,10 +123,10 @@ def upload_command(
                       ", ".join(s.finding_codes) or s.error)
         for hand_id in s.hand_game_ids:
             table.add_row("", "", "  hand", hand_id, "", "", "", "")
-    console.print(table)
+    _out().print(table)
     counts = {name: sum(1 for s in summaries if _STATUS.get(s.status) == name)
               for name in _STATUS.values()}
-    console.print(", ".join(f"{n} {name}" for name, n in counts.items()))
+    _out().print(", ".join(f"{n} {name}" for name, n in counts.items()))
     if counts["rejected"]:
         raise typer.Exit(1)
 
@@ -126,21 +134,21 @@ def upload_command(
 def _print_replay(replay: service_pb2.Replay) -> None:
     record, report = replay.record, replay.report
     computed = report.computed
-    console.print(f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
+    _out().print(f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
                   f"ruleset {report.ruleset}  played {record.played_at or '?'}")
     for seat, player in enumerate(record.players):
         side = ""
         if computed.HasField("dealer"):
             side = "dealer side" if seat % 2 == computed.dealer % 2 else "defenders"
-        console.print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
+        _out().print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
     trump = computed.trump
-    console.print(f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
+    _out().print(f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
                   f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
                   f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
                   f"defenders {computed.defenders_points} points")
     result = computed.level_result
-    console.print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
-    console.print(f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
+    _out().print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
+    _out().print(f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
                   f"{report.warnings} warnings")
     for finding in report.findings:
         pos = finding.position
@@ -149,9 +157,9 @@ def _print_replay(replay: service_pb2.Replay) -> None:
             where += f" trick {pos.trick + 1}"
         if pos.HasField("seat"):
             where += f" seat {pos.seat}"
-        console.print(f"  [red]{finding.code}[/red] ({where}): {finding.message}")
+        _out().print(f"  [red]{finding.code}[/red] ({where}): {finding.message}")
     for note in report.notes:
-        console.print(f"  note: {note}")
+        _out().print(f"  note: {note}")
 
 
 def replay_command(
@@ -212,7 +220,7 @@ def stats_command(
             f"+{r.levels_gained}/-{r.levels_conceded}", f"{r.win_rate:.0%}",
             ", ".join(f"{c}:{n}" for c, n in sorted(dict(r.breaches_by_code).items())),
         )
-    console.print(table)
+    _out().print(table)
 
 
 def sample_command(
@@ -228,7 +236,7 @@ def sample_command(
     records += [records_pb2.RecordFile(match=generate_match(rulesets[i % 4], seed + i))
                 for i in range(matches)]
     importers.write(records, out, "pb" if out.suffix == ".pb" else "json")
-    console.print(f"wrote {hands} hands and {matches} matches to {out}")
+    _out().print(f"wrote {hands} hands and {matches} matches to {out}")
 
 
 keys_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
@@ -241,7 +249,7 @@ def keys_create(
 ) -> None:
     """Create an API key for a tenant; the key is shown once."""
     key_id, key = keys.create_key(_local_sessions(database_url), tenant)
-    console.print(f"key id {key_id} for tenant {tenant!r} (restart a keyless server to require "
+    _out().print(f"key id {key_id} for tenant {tenant!r} (restart a keyless server to require "
                   "keys):")
     print(key)
 
@@ -255,7 +263,7 @@ def keys_revoke(
     if not keys.revoke_key(_local_sessions(database_url), key_id):
         err.print(f"[red]error[/red]: no active key {key_id!r}")
         raise typer.Exit(1)
-    console.print(f"revoked {key_id}")
+    _out().print(f"revoked {key_id}")
 
 
 @keys_app.command("list")
@@ -265,7 +273,7 @@ def keys_list(database_url: DatabaseOpt = None) -> None:
     for info in keys.list_keys(_local_sessions(database_url)):
         table.add_row(info.key_id, info.tenant, f"{info.created_at:%Y-%m-%d %H:%M}",
                       f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "")
-    console.print(table)
+    _out().print(table)
 
 
 def register(app: typer.Typer) -> None:

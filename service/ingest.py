@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from auditor import audit_game, audit_match
-from engine.ruleset import Ruleset
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+from engine.ruleset import Ruleset
 from service.audited import Audited, content_hash
 from service.db import SessionFactory
 from service.store import store_batch
@@ -62,7 +62,8 @@ def make_audited(
             item.violations.extend(hand.rejections)
         if not request.match.hands and not item.violations:
             item.violations.append(
-                audit_pb2.FieldViolation(field="hands", description="a match needs at least one hand")
+                audit_pb2.FieldViolation(field="hands",
+                                         description="a match needs at least one hand")
             )
     else:
         item.violations.append(

@@ -16,7 +16,9 @@ def alembic_config(engine: Engine | None = None) -> Config:
     config = Config(str(ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(ROOT / "service" / "migrations"))
     if engine is not None:
-        config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+        # ConfigParser interpolates "%": URL-encoded options (%3D) must be doubled.
+        url = engine.url.render_as_string(hide_password=False).replace("%", "%%")
+        config.set_main_option("sqlalchemy.url", url)
     return config
 
 

@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 import logging
 import multiprocessing
+import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -62,9 +63,10 @@ class ServerConfig:
     database_url: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
     max_records_per_upload: int = 100_000
-    batch_size: int = 256
-    # Processes auditing uploads next to the event loop (0: a thread of this process).
-    audit_workers: int = 1
+    batch_size: int = 64
+    # Processes auditing uploads next to the event loop (0: a thread of this process); the
+    # audit is pure Python, so one per core is what lets an upload use more than one core.
+    audit_workers: int = field(default_factory=lambda: min(os.cpu_count() or 1, 4))
     grace_seconds: float = 10.0
     # Time between health turning NOT_SERVING and refusing new calls, for load balancers.
     drain_seconds: float = 0.0
@@ -81,7 +83,6 @@ class _State:
     config: ServerConfig
     default_tenant: int
     require_keys: bool
-    store_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 async def _abort_bad_request(
@@ -136,56 +137,73 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         return await loop.run_in_executor(self.state.executor, lambda: [
             run_audit(r) for r in requests])
 
-    async def _store(self, tenant: int, items: list[Audited]) -> list[service_pb2.RecordSummary]:
-        # One writer at a time: SQLite has one anyway, and it keeps batches in stream order.
-        async with self.state.store_lock:
-            return await asyncio.to_thread(store_batch, self.state.sessions, tenant, items)
+    async def _audit_and_store(
+        self,
+        tenant: int,
+        start: int,
+        requests: list[service_pb2.UploadRequest],
+        previous: asyncio.Task[list[Audited]] | None,
+    ) -> list[Audited]:
+        reports = await self._audit_in_background(requests)
+        items = [make_audited(start + i, request, report)
+                 for i, (request, report) in enumerate(zip(requests, reports, strict=True))]
+        if previous is not None:
+            await previous  # batches are written in stream order, one writer at a time
+        summaries = await asyncio.to_thread(store_batch, self.state.sessions, tenant, items)
+        for item, summary in zip(items, summaries, strict=True):
+            item.summary = summary
+        return items
 
-    async def Upload(  # noqa: N802  (gRPC method name)
+    async def Upload(
         self,
         request_iterator: AsyncIterator[service_pb2.UploadRequest],
         context: grpc.aio.ServicerContext[service_pb2.UploadRequest, service_pb2.UploadResponse],
     ) -> service_pb2.UploadResponse:
         """Audit and store every record of the stream; one summary per record."""
         tenant = _TENANT.get()
-        limit = self.state.config.max_records_per_upload
-        summaries: list[service_pb2.RecordSummary] = []
-        rejected: list[Audited] = []
-        storing: asyncio.Task[list[service_pb2.RecordSummary]] | None = None
+        config = self.state.config
+        # Batches are audited concurrently (one per worker, plus one queued) while the stream is
+        # still being read; each is stored after the one before it, so summaries stay in order.
+        in_flight = max(config.audit_workers, 1) + 1
+        stores: list[asyncio.Task[list[Audited]]] = []
         batch: list[service_pb2.UploadRequest] = []
         count = 0
 
-        async def flush() -> asyncio.Task[list[service_pb2.RecordSummary]]:
-            # Audit this batch while the previous one is still being written.
-            nonlocal storing
-            start = count - len(batch)
-            reports = await self._audit_in_background(batch)
-            items = [make_audited(start + i, r, rep)
-                     for i, (r, rep) in enumerate(zip(batch, reports, strict=True))]
-            rejected.extend(i for i in items if i.violations)
-            if storing is not None:
-                summaries.extend(await storing)
-            return asyncio.create_task(self._store(tenant, items))
+        def dispatch() -> None:
+            previous = stores[-1] if stores else None
+            stores.append(asyncio.create_task(
+                self._audit_and_store(tenant, count - len(batch), batch, previous)))
 
-        async for request in request_iterator:
-            count += 1
-            if count > limit:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"an upload holds at most {limit} records: split the stream")
-            batch.append(request)
-            if len(batch) >= self.state.config.batch_size:
-                storing = await flush()
-                batch = []
-        if batch:
-            storing = await flush()
-        if storing is not None:
-            summaries.extend(await storing)
+        try:
+            async for request in request_iterator:
+                count += 1
+                if count > config.max_records_per_upload:
+                    await context.abort(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"an upload holds at most {config.max_records_per_upload} records: "
+                        "split the stream")
+                batch.append(request)
+                if len(batch) >= config.batch_size:
+                    dispatch()
+                    batch = []
+                    pending = [t for t in stores if not t.done()]
+                    if len(pending) > in_flight:
+                        await asyncio.wait(pending[:-in_flight])
+            if batch:
+                dispatch()
+            done = [item for items in await asyncio.gather(*stores) for item in items]
+        except BaseException:
+            for task in stores:  # a cancelled or failed call stops its queued batches
+                task.cancel()
+            raise
+        summaries = [item.summary for item in done]
+        rejected = [item for item in done if item.violations]
         if count and len(rejected) == count:
             await _abort_bad_request(context, f"all {count} records are malformed",
                                      all_violations(rejected))
         return service_pb2.UploadResponse(results=summaries)
 
-    async def Audit(  # noqa: N802
+    async def Audit(
         self,
         request: service_pb2.AuditRequest,
         context: grpc.aio.ServicerContext[service_pb2.AuditRequest, service_pb2.AuditResponse],
@@ -227,7 +245,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         _tenant = _TENANT.get()
         return await asyncio.to_thread(run)
 
-    async def GetReplay(  # noqa: N802
+    async def GetReplay(
         self,
         request: service_pb2.GetReplayRequest,
         context: grpc.aio.ServicerContext[service_pb2.GetReplayRequest,
@@ -240,7 +258,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
         return service_pb2.GetReplayResponse(replay=replay)
 
-    async def ListGames(  # noqa: N802
+    async def ListGames(
         self,
         request: service_pb2.ListGamesRequest,
         context: grpc.aio.ServicerContext[service_pb2.ListGamesRequest,
@@ -279,7 +297,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
                 summary.played_at.FromDatetime(row.played_at)
         return response
 
-    async def PlayerStats(  # noqa: N802
+    async def PlayerStats(
         self,
         request: service_pb2.PlayerStatsRequest,
         context: grpc.aio.ServicerContext[service_pb2.PlayerStatsRequest,
@@ -307,7 +325,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             )
         return response
 
-    async def Reaudit(  # noqa: N802
+    async def Reaudit(
         self,
         request: service_pb2.ReauditRequest,
         context: grpc.aio.ServicerContext[service_pb2.ReauditRequest, service_pb2.ReauditResponse],

@@ -67,7 +67,10 @@ def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> d
         rows = session.execute(query).all()
     for key, player_id, name in rows:
         if names[key] and names[key] != name:
-            session.execute(update(Player).where(Player.id == player_id).values(display_name=names[key]))  # type: ignore[arg-type]
+            session.execute(
+                update(Player).where(Player.id == player_id)  # type: ignore[arg-type]
+                .values(display_name=names[key])
+            )
     return {key: player_id for key, player_id, _ in rows}
 
 
@@ -176,7 +179,9 @@ def _summary(item: Audited, game_id: str, status: int) -> service_pb2.RecordSumm
     return summary
 
 
-def _store(session: Session, tenant_id: int, items: Sequence[Audited]) -> list[service_pb2.RecordSummary]:
+def _store(
+    session: Session, tenant_id: int, items: Sequence[Audited]
+) -> list[service_pb2.RecordSummary]:
     games = [i for i in items if i.game is not None]
     matches = [i for i in items if i.match is not None]
     existing_games = {

@@ -259,7 +259,7 @@ def _brute_score(
     return best
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     ruleset=st.sampled_from([CLASSIC, CHANGSHU]),

@@ -139,7 +139,7 @@ def _brute_beaters(ctx: TrumpContext, counts: list[int], shape: tuple[int, int],
 RULESETS = [CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
 def test_r_throw_check_agrees_with_brute_force(seed: int, ruleset: Ruleset) -> None:
     rng = random.Random(seed)

@@ -8,7 +8,7 @@ Create Date: 2026-11-30 06:55:57.966693
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 revision: str = "0001"

@@ -1,0 +1,191 @@
+"""Benchmark: the batch audit of a generated corpus on 1 and 2 cores, and on Ray.
+
+Prints hands per second for the local process pool on 1 and 2 cores (the bar: 2 cores at least
+1.7x one core) and for Ray with 2 CPUs on the same corpus; whether every run produced the same
+ledger rows and reports; with --memory, the peak resident set of the parent and its workers
+(the bar: under 500 MB for 200,000 hands). "n cores" pins the whole process tree, parent
+included, to n CPUs and runs n workers, so the parent's reading and writing is paid for on the
+same cores.
+
+The corpus is ``--unique`` generated hands (1 in 20 with a planted fault), replicated with new
+record ids up to ``--hands`` and written once as length-delimited .pb files of 4,000 hands in
+``--corpus`` (reused by later runs with the same sizes).
+
+    python bench/batch.py [--hands 20000] [--unique 2000] [--cores 1,2] [--ray] [--memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+# Run as a script, this folder is first on sys.path and bench/engine.py would shadow the
+# engine package: put the repository root there instead.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+import importers  # noqa: E402
+from auditor.faults import plant_any  # noqa: E402
+from auditor.generate import generate_hand  # noqa: E402
+from batch import JsonFolderSink, LocalBackend, Summary, run_batch  # noqa: E402
+from batch.run import Backend  # noqa: E402
+from chaodipi.v1 import records_pb2  # noqa: E402
+
+PER_FILE = 4000
+RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _hand(seed: int) -> bytes:
+    record = generate_hand(RULESETS[seed % len(RULESETS)], seed)
+    if seed % 20 == 0:
+        record = plant_any(record, random.Random(seed))[0]
+    return record.SerializeToString()
+
+
+def make_corpus(folder: Path, hands: int, unique: int) -> None:
+    """Generate ``unique`` hands on every core, then write ``hands`` of them with new ids."""
+    marker = folder / f".complete-{hands}-{unique}"
+    if marker.exists():
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    start = time.perf_counter()
+    with Pool() as pool:
+        blobs = pool.map(_hand, range(unique), chunksize=16)
+    print(f"generated {unique:,} distinct hands in {time.perf_counter() - start:.1f} s")
+    batch: list[records_pb2.RecordFile] = []
+    for i in range(hands):
+        game = records_pb2.GameRecord.FromString(blobs[i % unique])
+        game.record_id = f"{game.record_id}~{i // unique}"
+        batch.append(records_pb2.RecordFile(game=game))
+        if len(batch) == PER_FILE or i == hands - 1:
+            importers.write(batch, folder / f"part-{i // PER_FILE:04d}.pb", "pb")
+            batch = []
+    marker.touch()
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and all its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(stat[1])
+        rss[int(entry)] = int(stat[21]) * PAGE
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(child for child, parent in parents.items() if parent == pid)
+    return total
+
+
+class PeakRss:
+    """Samples the resident set of this process tree twice a second; ``peak`` is the largest."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.5):
+            self.peak = max(self.peak, _tree_rss(os.getpid()))
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def fingerprint(out: Path) -> str:
+    """A digest of the sorted ledger rows and every report, to compare backends."""
+    digest = hashlib.sha256()
+    for line in sorted((out / "ledger.jsonl").read_text(encoding="utf-8").splitlines()):
+        digest.update(line.encode() + b"\n")
+    for path in sorted((out / "reports").rglob("*.json")):
+        digest.update(str(path.relative_to(out)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summary, int, str]:
+    """One batch into a fresh folder: its summary, peak RSS (0 unless sampled), fingerprint."""
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        if memory:
+            with PeakRss() as rss:
+                summary = run_batch([str(corpus)], JsonFolderSink(out), backend)
+            peak = rss.peak
+        else:
+            summary, peak = run_batch([str(corpus)], JsonFolderSink(out), backend), 0
+    finally:
+        backend.close()
+    return summary, peak, fingerprint(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=20000)
+    parser.add_argument("--unique", type=int, default=2000)
+    parser.add_argument("--cores", default="1,2", help="comma-separated core counts (local)")
+    parser.add_argument("--ray", action="store_true", help="also run on Ray with 2 CPUs")
+    parser.add_argument("--memory", action="store_true", help="sample the peak resident set")
+    parser.add_argument("--corpus", type=Path, help="corpus folder (default: in the temp dir)")
+    args = parser.parse_args()
+    corpus = args.corpus or Path(tempfile.gettempdir()) / f"chaodipi-corpus-{args.hands}"
+    make_corpus(corpus, args.hands, args.unique)
+    scratch = Path(tempfile.mkdtemp(prefix="chaodipi-batch-"))
+    results: dict[str, tuple[float, str]] = {}
+    try:
+        every = os.sched_getaffinity(0)
+        for n in (int(c) for c in args.cores.split(",") if c):
+            os.sched_setaffinity(0, sorted(every)[:n])  # the workers inherit it
+            out = scratch / f"local-{n}"
+            summary, peak, prints = run(corpus, out, LocalBackend(n), args.memory)
+            os.sched_setaffinity(0, every)
+            rate = summary.hands_per_second
+            results[f"local {n}"] = (rate, prints)
+            shown = f", peak RSS {peak / 2**20:,.0f} MiB (parent + workers)" if peak else ""
+            print(f"local, {n} core(s):   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+                  f"= {rate:7,.0f} hands/s, {summary.findings:,} findings{shown}")
+        if args.ray:
+            from batch.ray_backend import RayBackend
+
+            start = time.perf_counter()
+            backend = RayBackend(num_cpus=2)
+            started = time.perf_counter() - start
+            summary, _, prints = run(corpus, scratch / "ray", backend, False)
+            results["ray 2"] = (summary.hands_per_second, prints)
+            print(f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+                  f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
+                  f"(ray.init {started:.1f} s, not counted)")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if "local 1" in results and "local 2" in results:
+        print(f"2 cores / 1 core: {results['local 2'][0] / results['local 1'][0]:.2f}x")
+    if "ray 2" in results and "local 2" in results:
+        print(f"ray 2 CPUs / local 2 cores: {results['ray 2'][0] / results['local 2'][0]:.2f}x")
+    prints = {name: p for name, (_, p) in results.items()}
+    same = len(set(prints.values())) == 1
+    print(f"identical rows and reports across runs: {same} ({', '.join(prints.values())})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""The Streamlit dashboard: step through audited replays and see players' statistics.
+
+``chaodipi dashboard`` runs ``dashboard/app.py``; ``chaodipi up`` runs it next to the service.
+Pages live in ``dashboard/app_pages``; ``cards`` renders card faces, ``stepping`` is the replay
+model, ``data`` the cached database access, ``uploads`` and ``samples`` store records through
+the service's ingest path.
+"""

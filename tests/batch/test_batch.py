@@ -1,0 +1,206 @@
+"""The batch audit: local pool to a report folder and a database, resume, stopping, summary, Ray."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+import typer
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from auditor import audit_game
+from batch import Control, DatabaseSink, JsonFolderSink, LocalBackend, Row, Summary, run_batch
+from batch.commands import register
+from batch.run import Result, audit_chunk
+from batch.sinks import LEDGER, REPORTS, report_path
+from batch.sources import expand, units
+from chaodipi.v1 import records_pb2
+from service.db import make_engine
+from service.models import Game
+
+RECORDS = 16 + 1 + 1  # hands, the match, the broken file's error
+
+
+def _ledger(folder: Path) -> list[Row]:
+    return sorted(JsonFolderSink(folder, resume=True).done(), key=lambda r: r.unit)
+
+
+def _run(corpus: Path, out: Path, **options: object) -> Summary:
+    backend = LocalBackend(2)
+    try:
+        return run_batch([str(corpus)], JsonFolderSink(out, resume=bool(options.get("resume"))),
+                         backend, **options)  # type: ignore[arg-type]
+    finally:
+        backend.close()
+
+
+def test_units_are_stable_and_cover_every_file(corpus: Path) -> None:
+    first = [(u[0], u[1]) for u in units(expand([str(corpus)]))]
+    assert first == [(u[0], u[1]) for u in units(expand([str(corpus)]))]  # same ids every run
+    again = [(u[0], u[1]) for u in units(expand([str(corpus / "*"), str(corpus)]))]
+    assert sorted(first) == sorted(again)  # a file named twice is read once
+    assert len(first) == RECORDS
+    assert all(unit.startswith(str(corpus.resolve())) for unit, _ in first)
+
+
+def test_local_to_folder(corpus: Path, tmp_path: Path) -> None:
+    summary = _run(corpus, tmp_path / "out", chunk_size=3)
+    rows = _ledger(tmp_path / "out")
+    assert len(rows) == summary.records == RECORDS
+    assert summary.hands == 16 + 3 and summary.unreadable == 1 and not summary.interrupted
+    (broken,) = [r for r in rows if r.status == "unreadable"]
+    assert "broken.json" in broken.unit and broken.error
+    # Each hand's row and report agree with the auditor run directly.
+    for unit in units(expand([str(corpus / "day1.pb")])):
+        record = records_pb2.RecordFile.FromString(unit[2][1:])
+        report = audit_game(record.game)
+        (row,) = [r for r in rows if r.unit == unit[0]]
+        assert (row.breaches, row.scoring_errors, row.warnings) == (
+            report.breaches, report.scoring_errors, report.warnings)
+        saved = json.loads((tmp_path / "out" / REPORTS / report_path(row.unit, row.record_id))
+                           .read_text(encoding="utf-8"))
+        assert saved["recordId"] == report.record_id
+        assert len(saved.get("findings", [])) == len(report.findings)
+    assert summary.findings > 0 and sum(summary.codes.values()) == summary.findings
+
+
+def test_resume_skips_done_work(corpus: Path, tmp_path: Path) -> None:
+    first = _run(corpus, tmp_path / "out")
+    again = _run(corpus, tmp_path / "out", resume=True)
+    assert again.new_records == 0 and again.new_hands == 0
+    assert again.to_json()["findings"] == first.to_json()["findings"]
+    assert again.records == first.records
+    assert len(_ledger(tmp_path / "out")) == RECORDS
+
+
+def test_stop_leaves_a_consistent_ledger_and_resume_finishes(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    control = Control()
+    chunks = 0
+
+    def stop_after_two(_summary: Summary) -> None:
+        nonlocal chunks
+        chunks += 1
+        if chunks == 2:
+            control.stop()
+
+    partial = _run(corpus, out, chunk_size=2, control=control, on_chunk=stop_after_two)
+    assert partial.interrupted
+    done = _ledger(out)
+    # Work in flight when the stop came is finished and written, nothing more is submitted.
+    assert 4 <= len(done) == partial.records < RECORDS
+    for row in done:
+        if row.status != "unreadable":
+            assert (out / REPORTS / report_path(row.unit, row.record_id)).exists()
+    rest = _run(corpus, out, chunk_size=2, resume=True)
+    assert rest.new_records == RECORDS - len(done) and not rest.interrupted
+    assert _ledger(out) == _ledger_of_full_run(corpus, tmp_path / "full")
+
+
+def _ledger_of_full_run(corpus: Path, out: Path) -> list[Row]:
+    _run(corpus, out)
+    return _ledger(out)
+
+
+def test_torn_ledger_line_is_ignored(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _run(corpus, out)
+    ledger = out / LEDGER
+    lines = ledger.read_text(encoding="utf-8").splitlines(keepends=True)
+    ledger.write_text("".join(lines[:-1]) + lines[-1][:20], encoding="utf-8")  # killed mid-line
+    again = _run(corpus, out, resume=True)
+    assert again.new_records == 1
+    assert len(_ledger(out)) == RECORDS
+
+
+def test_database_sink_stores_as_the_service(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAODIPI_HOME", str(tmp_path / "home"))
+    url = f"sqlite:///{tmp_path / 'db' / 'audit.db'}"
+    backend = LocalBackend(2)
+    try:
+        summary = run_batch([str(corpus)], DatabaseSink(url), backend, chunk_size=4)
+        again = run_batch([str(corpus)], DatabaseSink(url, resume=True), backend)
+    finally:
+        backend.close()
+    assert summary.records == RECORDS and again.new_records == 0
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        games = connection.scalar(select(func.count()).select_from(Game))
+    engine.dispose()
+    assert games == 16 + 3  # every hand, the match's hands included; the broken file is not
+    assert "(19 stored, 0 already there)" in summary.destination
+
+
+def test_summary_json_from_the_command(corpus: Path, tmp_path: Path) -> None:
+    app = typer.Typer()
+    app.callback()(lambda: None)
+    register(app)
+    report = tmp_path / "summary.json"
+    result = CliRunner().invoke(app, [
+        "audit-batch", str(corpus), "--out", str(tmp_path / "out"), "--workers", "2",
+        "--json", str(report),
+    ])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(report.read_text(encoding="utf-8"))
+    assert summary["records"] == RECORDS and summary["hands"] == 19
+    assert summary["unreadable"] == 1 and summary["interrupted"] is False
+    findings = summary["findings"]
+    assert findings["total"] == sum(findings["by_code"].values()) > 0
+    assert findings["total"] == (
+        findings["breaches"] + findings["scoring_errors"] + findings["warnings"])
+    tables = summary["worst_tables"]
+    assert tables and tables == sorted(tables, key=lambda t: (-t["breaches"], -t["findings"]))
+    for player in summary["worst_players"]:
+        assert player["breaches_per_hand"] == round(player["breaches"] / player["hands"], 4)
+    assert summary["new_hands"] == 19 and summary["elapsed_seconds"] > 0
+    rerun = CliRunner().invoke(app, [
+        "audit-batch", str(corpus), "--out", str(tmp_path / "out"), "--resume", "--json", "-",
+    ])
+    assert rerun.exit_code == 0, rerun.output
+    assert '"new_records": 0' in rerun.stdout
+
+
+def test_command_rejects_a_missing_source(tmp_path: Path) -> None:
+    app = typer.Typer()
+    app.callback()(lambda: None)
+    register(app)
+    result = CliRunner().invoke(app, [
+        "audit-batch", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+
+
+def _all_results(corpus: Path) -> list[Result]:
+    chunk = list(units(expand([str(corpus)])))
+    return sorted(audit_chunk(chunk, "json"), key=lambda r: r.row.unit)
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_identical_results(corpus: Path, tmp_path: Path) -> None:
+    if os.environ.get("CI"):
+        import ray  # CI installs the ray extra: its absence is a failure there
+    else:
+        ray = pytest.importorskip("ray")
+    from batch.ray_backend import RayBackend
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        backend = RayBackend()
+        assert backend.workers == 2
+        summary = run_batch([str(corpus)], JsonFolderSink(tmp_path / "ray"), backend,
+                            chunk_size=3)
+        backend.close()
+    finally:
+        ray.shutdown()
+    _run(corpus, tmp_path / "local", chunk_size=5)
+    assert summary.records == RECORDS
+    assert _ledger(tmp_path / "ray") == _ledger(tmp_path / "local")
+    for name in sorted(p.relative_to(tmp_path / "local") for p in
+                       (tmp_path / "local").rglob("*.json")):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    assert [r.row for r in _all_results(corpus)] == _ledger(tmp_path / "local")

@@ -1,0 +1,136 @@
+"""Running the service: migrations, the CLI, keyless mode, graceful shutdown."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import typer
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from service_support import ServerThread
+from typer.testing import CliRunner
+
+from auditor.generate import generate_hand
+from chaodipi.v1 import service_pb2
+from service.client import AuditClient
+from service.commands import register
+from service.db import make_engine
+from service.migrate import check, upgrade
+from service.server import ServerConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_migrations_match_the_models(database_url: str) -> None:
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine)
+        check(engine)  # raises when a model changed without a migration
+    finally:
+        engine.dispose()
+
+
+def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    created = runner.invoke(app, ["keys", "create", "--tenant", "club"])
+    assert created.exit_code == 0, created.output
+    key = created.output.strip().splitlines()[-1]
+    key_id = key.split("_")[1]
+    sample = runner.invoke(app, ["sample", str(home / "s.pb"), "--hands", "3", "--matches", "1"])
+    assert sample.exit_code == 0, sample.output
+    server = ServerThread(ServerConfig(port=0, audit_workers=1, grace_seconds=1))
+    try:
+        args = ["--server", server.target, "--api-key", key]
+        uploaded = runner.invoke(app, ["upload", *args, str(home / "s.pb")])
+        assert uploaded.exit_code == 0, uploaded.output
+        assert "4 stored, 0 duplicate, 0 rejected" in uploaded.output
+        with AuditClient(server.target, api_key=key) as client:
+            game = client.list_games(page_size=1).games[0]
+        replay = runner.invoke(app, ["replay", game.game_id, *args])
+        assert replay.exit_code == 0, replay.output
+        assert f"game {game.game_id}" in replay.output
+        local = runner.invoke(app, ["replay", game.game_id, "--tenant", "club"])
+        assert local.exit_code == 0 and f"game {game.game_id}" in local.output
+        stats = runner.invoke(app, ["stats", "--player", game.player_ids[0], *args],
+                              env={"COLUMNS": "250"})
+        assert stats.exit_code == 0 and game.player_ids[0] in stats.output
+        assert runner.invoke(app, ["keys", "revoke", key_id]).exit_code == 0
+        again = runner.invoke(app, ["upload", *args, str(home / "s.pb")])
+        assert again.exit_code == 1 and "UNAUTHENTICATED" in again.output
+        assert key_id in runner.invoke(app, ["keys", "list"]).output
+    finally:
+        server.stop()
+
+
+def test_without_keys_binds_localhost_only(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "chaodipi.service")
+    server = ServerThread(ServerConfig(port=0, host="0.0.0.0", audit_workers=0))
+    try:
+        assert server.running.host == "127.0.0.1"
+        assert "binding to 127.0.0.1 only" in caplog.text
+        with AuditClient(server.target) as client:
+            (summary,) = client.upload([generate_hand("classic", 60)])
+            assert summary.status == service_pb2.RecordSummary.STATUS_STORED
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def server_process(home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``python -m service serve`` on a free port, as a real process."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--port", "0", "--audit-workers", "0",
+         "--grace", "30"],
+        env=env, cwd=home, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        found = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        if found:
+            break
+    else:
+        pytest.fail(f"server exited with {proc.wait()} before listening")
+    try:
+        yield proc, f"127.0.0.1:{found.group(1)}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_sigterm_finishes_in_flight_calls(
+    server_process: tuple[subprocess.Popen[str], str],
+) -> None:
+    proc, target = server_process
+    release = threading.Event()
+    hands = [generate_hand("classic", s) for s in (70, 71)]
+
+    def requests() -> Iterator[service_pb2.UploadRequest]:
+        yield service_pb2.UploadRequest(game=hands[0])
+        release.wait(30)  # the call stays in flight until the server is told to stop
+        yield service_pb2.UploadRequest(game=hands[1])
+
+    with grpc.insecure_channel(target) as channel:
+        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+        assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+        with AuditClient(target, channel=channel) as client:
+            upload = client.stub.Upload.future(requests(), timeout=60)
+            proc.send_signal(signal.SIGTERM)
+            assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()
+            release.set()
+            statuses = [s.status for s in upload.result().results]
+    assert statuses == [service_pb2.RecordSummary.STATUS_STORED] * 2
+    assert proc.wait(30) == 0

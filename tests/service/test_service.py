@@ -1,0 +1,252 @@
+"""The audit service end to end: a real server, real channels, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+from service_support import MAX_MESSAGE, Service
+
+from auditor import audit_game
+from auditor.generate import generate_hand, generate_match
+from chaodipi.v1 import records_pb2, service_pb2
+from service.client import AuditClient, field_violations
+from service.results import seat_results
+
+STORED = service_pb2.RecordSummary.STATUS_STORED
+DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
+REJECTED = service_pb2.RecordSummary.STATUS_REJECTED
+
+
+def malformed(seed: int) -> records_pb2.GameRecord:
+    """A hand whose deck holds a card token that does not exist."""
+    hand = generate_hand("classic", seed)
+    hand.draw_order.deck[3] = "ZZ"
+    return hand
+
+
+def with_breach(seed: int) -> records_pb2.GameRecord:
+    """A hand where two seats' cards in trick 3 are swapped (cards not in hand, revokes)."""
+    hand = generate_hand("classic", seed)
+    plays = hand.tricks[2].plays
+    plays[1].cards[0], plays[2].cards[0] = plays[2].cards[0], plays[1].cards[0]
+    return hand
+
+
+def test_upload_stores_each_record_once(client: AuditClient) -> None:
+    hands = [generate_hand("classic", s) for s in (1, 2, 3)]
+    first = client.upload(hands)
+    assert [s.status for s in first] == [STORED] * 3
+    assert len({s.game_id for s in first}) == 3
+    again = client.upload([hands[1], hands[1]])
+    assert [s.status for s in again] == [DUPLICATE, DUPLICATE]
+    assert all(s.duplicate and s.game_id == first[1].game_id for s in again)
+    assert client.list_games().total == 3
+
+
+def test_match_is_stored_as_hands(client: AuditClient) -> None:
+    match = generate_match("anhui", 4, max_hands=3)
+    (summary,) = client.upload([match])
+    assert summary.status == STORED and summary.record_id == match.match_id
+    assert len(summary.hand_game_ids) == len(match.hands)
+    replay = client.get_replay(summary.hand_game_ids[1])
+    assert replay.record.record_id == match.hands[1].record_id
+    assert [p.id for p in replay.record.players] == [p.id for p in match.players]
+    listed = client.list_games()
+    assert {g.game_id for g in listed.games} == set(summary.hand_game_ids)
+    assert {g.match_id for g in listed.games} == {summary.game_id}
+    (dup,) = client.upload([match])
+    assert dup.status == DUPLICATE and list(dup.hand_game_ids) == list(summary.hand_game_ids)
+
+
+def test_bad_record_in_stream_keeps_the_good_ones(client: AuditClient) -> None:
+    summaries = client.upload([generate_hand("classic", 5), malformed(6),
+                               generate_hand("classic", 7)])
+    assert [s.status for s in summaries] == [STORED, REJECTED, STORED]
+    assert "draw_order.deck[3]" in summaries[1].error and not summaries[1].game_id
+    assert client.list_games().total == 2
+
+
+def test_stream_of_only_bad_records_is_invalid_argument(client: AuditClient) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        client.upload([malformed(8)])
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    fields = [name for name, _ in field_violations(caught.value)]
+    assert fields == ["records[0].draw_order.deck[3]"]
+
+
+def test_rule_breaking_record_is_stored_with_findings(client: AuditClient) -> None:
+    wrong_score = generate_hand("classic", 9)
+    wrong_score.claim.defenders_points += 5
+    clean = generate_hand("classic", 10)
+    bad, good = client.upload([wrong_score, clean])
+    assert bad.status == STORED and list(bad.finding_codes) == ["SCORE_MISMATCH"]
+    assert bad.scoring_errors == 1 and good.scoring_errors == 0
+    found = client.list_games(finding_code="SCORE_MISMATCH")
+    assert [g.game_id for g in found.games] == [bad.game_id]
+    assert [g.game_id for g in client.list_games(with_findings=False).games] == [good.game_id]
+    replay = client.get_replay(bad.game_id)
+    assert [f.code for f in replay.report.findings] == ["SCORE_MISMATCH"]
+
+
+def test_audit_stores_nothing_and_rejects_malformed(client: AuditClient) -> None:
+    report = client.audit(with_breach(11))
+    assert report.breaches > 0
+    assert client.list_games().total == 0
+    with pytest.raises(grpc.RpcError) as caught:
+        client.audit(malformed(12))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert [f for f, _ in field_violations(caught.value)] == ["game.draw_order.deck[3]"]
+    with pytest.raises(grpc.RpcError) as caught:
+        client.audit(generate_hand("classic", 13), ruleset="no-such-rules")
+    assert [f for f, _ in field_violations(caught.value)] == ["ruleset_override"]
+
+
+def test_list_filters_and_pages(client: AuditClient) -> None:
+    hands = [generate_hand("classic" if s % 2 else "changshu", s) for s in range(20, 27)]
+    stored = client.upload(hands)
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = client.list_games(page_size=3, page_token=token)
+        assert page.total == 7 and len(page.games) <= 3
+        seen += [g.game_id for g in page.games]
+        token = page.next_page_token
+        if not token:
+            break
+    assert sorted(seen) == sorted(s.game_id for s in stored)
+    classic = client.list_games(ruleset="classic")
+    assert classic.total == sum(1 for h in hands if h.ruleset == "classic")
+    player = hands[0].players[2].id
+    by_player = client.list_games(player_id=player)
+    assert by_player.total == sum(1 for h in hands if player in {p.id for p in h.players})
+    assert all(player in g.player_ids for g in by_player.games)
+    times = sorted(datetime.fromisoformat(h.played_at).replace(tzinfo=UTC) for h in hands)
+    window = client.list_games(played_from=times[2], played_to=times[5])
+    assert window.total == 3
+    with pytest.raises(grpc.RpcError) as caught:
+        client.list_games(page_token="not-a-token")
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_replay_with_steps(client: AuditClient) -> None:
+    hand = with_breach(30)
+    (summary,) = client.upload([hand])
+    plain = client.get_replay(summary.game_id)
+    assert not plain.report.steps and plain.record == hand
+    full = client.get_replay(summary.game_id, include_steps=True)
+    expected = audit_game(hand, steps=True)
+    assert list(full.report.steps) == list(expected.steps)
+    assert list(full.report.findings) == list(expected.findings)
+    assert any(step.finding_indexes for step in full.report.steps)
+
+
+def test_player_stats_are_the_sums_of_stored_results(client: AuditClient) -> None:
+    match = generate_match("classic", 31, max_hands=4)
+    hands = [with_breach(32), *[generate_hand("classic", s) for s in (33, 34)]]
+    client.upload([match, *hands])
+    played = [*match.hands, *hands]
+    for hand in match.hands:
+        if not hand.players:
+            hand.players.extend(match.players)
+    player = hands[0].players[0].id
+    totals: Counter[str] = Counter()
+    breaches: Counter[str] = Counter()
+    for hand in played:
+        seats = [s for s, p in enumerate(hand.players) if p.id == player]
+        if not seats:
+            continue
+        report = audit_game(hand)
+        result = seat_results(report.computed)[seats[0]]
+        totals.update(games=1, tricks=result.tricks_won, points=result.points_taken,
+                      throws=result.throws_tried, gained=result.levels_gained,
+                      won=result.won or 0, decided=result.won is not None,
+                      dealer=result.side == "dealer")
+        breaches.update(f.code for f in report.findings
+                        if f.severity == 1 and f.position.HasField("seat")
+                        and f.position.seat == seats[0])
+    (stats,) = client.player_stats([player])
+    assert stats.player_id == player and stats.display_name == hands[0].players[0].display_name
+    assert (stats.games, stats.tricks_won, stats.points_taken, stats.throws_tried,
+            stats.levels_gained, stats.hands_as_dealer_side) == (
+        totals["games"], totals["tricks"], totals["points"], totals["throws"],
+        totals["gained"], totals["dealer"])
+    assert stats.hands_as_dealer_side + stats.hands_as_defenders == stats.games
+    assert dict(stats.breaches_by_code) == dict(breaches) and breaches
+    assert stats.win_rate == pytest.approx(totals["won"] / totals["decided"])
+    everyone = client.player_stats()
+    assert sum(s.games for s in everyone) == 4 * len(played)
+    assert client.player_stats(ruleset="anhui") == []
+
+
+def test_reaudit_leaves_the_stored_audit(client: AuditClient) -> None:
+    (summary,) = client.upload([generate_hand("classic", 40)])
+    report = client.reaudit(summary.game_id, ruleset="shuangsheng")
+    assert report.ruleset == "shuangsheng"
+    assert client.get_replay(summary.game_id).report.ruleset == "classic"
+    with pytest.raises(grpc.RpcError) as caught:
+        client.reaudit(summary.game_id, overrides_json="[1]")
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as caught:
+        client.reaudit("0123456789abcdef")
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_keys_and_tenants(service: Service, client: AuditClient) -> None:
+    (summary,) = client.upload([generate_hand("classic", 41)])
+    with AuditClient(service.target) as anonymous:
+        with pytest.raises(grpc.RpcError) as caught:
+            anonymous.list_games()
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert anonymous.health() == health_pb2.HealthCheckResponse.SERVING
+    with AuditClient(service.target, api_key="cdp_nope_nope") as forged:
+        with pytest.raises(grpc.RpcError) as caught:
+            forged.list_games()
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with AuditClient(service.target, api_key=service.new_key()) as other:
+        with pytest.raises(grpc.RpcError) as caught:
+            other.get_replay(summary.game_id)
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+        assert other.list_games().total == 0
+        assert other.player_stats() == []
+
+
+def test_health_and_reflection(service: Service) -> None:
+    with grpc.insecure_channel(service.target) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        services = database.get_services()
+        assert "chaodipi.v1.AuditService" in services
+        assert "grpc.health.v1.Health" in services
+        pool = descriptor_pool.DescriptorPool(database)
+        described = pool.FindServiceByName("chaodipi.v1.AuditService")
+        assert {m.name for m in described.methods} == {
+            "Upload", "Audit", "GetReplay", "ListGames", "PlayerStats", "Reaudit"}
+        assert pool.FindMessageTypeByName("chaodipi.v1.GameRecord").fields_by_name["tricks"]
+
+
+def test_message_over_the_limit_is_resource_exhausted(client: AuditClient) -> None:
+    hand = generate_hand("classic", 42)
+    hand.metadata["padding"] = "x" * (MAX_MESSAGE + 1)
+    with pytest.raises(grpc.RpcError) as caught:
+        client.audit(hand)
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    with pytest.raises(grpc.RpcError) as caught:
+        client.upload([hand])
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_deadline_is_honoured(client: AuditClient) -> None:
+    hands = [generate_hand("changshu", s) for s in range(50, 54)] * 50
+    client.timeout = 0.01
+    with pytest.raises(grpc.RpcError) as caught:
+        client.upload(hands)
+    assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    client.timeout = 60
+    assert client.health() == health_pb2.HealthCheckResponse.SERVING
