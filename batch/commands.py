@@ -87,7 +87,7 @@ def audit_batch_command(
     sink = _sink(out, resume, tenant, ledger)
     engine = _backend(backend, workers, ray_address)
     control = Control()
-    summary = _run(sources, sink, engine, control, resume=resume, chunk_size=chunk_size,
+    summary = _run(sources, sink, engine, control, chunk_size=chunk_size,
                    exclude=[] if is_database_url(out) else [Path(out)])
     summary.render(Console())
     if json_out is not None:

@@ -213,7 +213,6 @@ def run_batch(
     sink: Sink,
     backend: Backend,
     *,
-    resume: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
     control: Control | None = None,
     on_chunk: Callable[[Summary], None] | None = None,
@@ -221,18 +220,18 @@ def run_batch(
 ) -> Summary:
     """Audit every record in ``sources`` into ``sink`` and return the summary.
 
-    With ``resume``, units the sink's ledger already holds (same id and digest) are skipped and
-    counted in the summary as earlier work. ``on_chunk`` runs after each chunk is written (the
-    progress bar, or a test stopping the run through ``control``). The sink is closed on return,
-    on a stop and on an exception, so its ledger always matches what it wrote.
+    Units the sink's ledger already holds (same id and digest; a sink opened with ``resume``
+    keeps its ledger) are skipped and counted in the summary as earlier work. ``on_chunk`` runs
+    after each chunk is written (the progress bar, or a test stopping the run through
+    ``control``). The sink is closed on return, on a stop and on an exception, so its ledger
+    always matches what it wrote.
     """
     control = control or Control()
     summary = Summary(backend=backend.name, workers=backend.workers)
     done: set[tuple[str, str]] = set()
-    if resume:
-        for row in sink.done():
-            done.add((row.unit, row.digest))
-            summary.add(row, new=False)
+    for row in sink.done():
+        done.add((row.unit, row.digest))
+        summary.add(row, new=False)
     start = time.perf_counter()
     try:
         todo = (u for u in units(expand(sources, exclude=exclude)) if (u[0], u[1]) not in done)

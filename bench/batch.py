@@ -11,7 +11,11 @@ The corpus is ``--unique`` generated hands (1 in 20 with a planted fault), repli
 record ids up to ``--hands`` and written once as length-delimited .pb files of 4,000 hands in
 ``--corpus`` (reused by later runs with the same sizes).
 
+With --database URL it also audits the corpus on 2 cores into that database (as the service
+stores uploads) and prints the stored hands per second and the rows written per hand.
+
     python bench/batch.py [--hands 20000] [--unique 2000] [--cores 1,2] [--ray] [--memory]
+                          [--database URL]
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 import importers  # noqa: E402
 from auditor.faults import plant_any  # noqa: E402
 from auditor.generate import generate_hand  # noqa: E402
-from batch import JsonFolderSink, LocalBackend, Summary, run_batch  # noqa: E402
+from batch import DatabaseSink, JsonFolderSink, LocalBackend, Summary, run_batch  # noqa: E402
 from batch.run import Backend  # noqa: E402
 from chaodipi.v1 import records_pb2  # noqa: E402
 
@@ -140,6 +144,35 @@ def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summar
     return summary, peak, fingerprint(out)
 
 
+def store(corpus: Path, url: str, ledger: Path) -> None:
+    """Audit the corpus on 2 cores into an emptied database; print hands/s and rows per hand."""
+    from sqlalchemy import MetaData, func, select
+
+    from service.db import make_engine
+    from service.models import Finding, Game, GamePlayer
+
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        reflected = MetaData()
+        reflected.reflect(connection)
+        reflected.drop_all(connection)
+    backend = LocalBackend(2)
+    try:
+        summary = run_batch([str(corpus)], DatabaseSink(url, ledger=ledger), backend)
+    finally:
+        backend.close()
+    with engine.connect() as connection:
+        rows = {
+            model.__name__: connection.scalar(select(func.count()).select_from(model)) or 0
+            for model in (Game, GamePlayer, Finding)
+        }
+    engine.dispose()
+    per_hand = ", ".join(f"{n / summary.new_hands:.2f} {name}" for name, n in rows.items())
+    print(f"database, 2 cores:   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+          f"= {summary.hands_per_second:7,.0f} hands/s into {engine.url.get_backend_name()} "
+          f"({per_hand} rows per hand)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20000)
@@ -147,6 +180,7 @@ def main() -> None:
     parser.add_argument("--cores", default="1,2", help="comma-separated core counts (local)")
     parser.add_argument("--ray", action="store_true", help="also run on Ray with 2 CPUs")
     parser.add_argument("--memory", action="store_true", help="sample the peak resident set")
+    parser.add_argument("--database", help="also store into this database URL (emptied first)")
     parser.add_argument("--corpus", type=Path, help="corpus folder (default: in the temp dir)")
     args = parser.parse_args()
     corpus = args.corpus or Path(tempfile.gettempdir()) / f"chaodipi-corpus-{args.hands}"
@@ -176,6 +210,8 @@ def main() -> None:
             print(f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
                   f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
                   f"(ray.init {started:.1f} s, not counted)")
+        if args.database:
+            store(corpus, args.database, scratch / "ledger.jsonl")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if "local 1" in results and "local 2" in results:

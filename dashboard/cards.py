@@ -60,10 +60,12 @@ STYLE = """<style>
   border-radius:6px}
 .cdp-play.win{background:rgba(255,213,79,.35)}
 .cdp-play.bad{background:rgba(211,47,47,.55)}
-.cdp-play .cdp-row{gap:1px}
+.cdp-play .cdp-row{flex-wrap:nowrap;padding-left:16px}
+.cdp-play .cdp-row .cdp-card{margin-left:-16px}
 .cdp-info{display:flex;flex-wrap:wrap;gap:14px;margin:8px 0;font-size:13px;
   font-family:"DejaVu Sans",system-ui,sans-serif;align-items:flex-start}
 .cdp-info>div{background:#f5f5f5;border-radius:8px;padding:6px 8px}
+.cdp-info .bid{display:flex;gap:6px;align-items:center;margin-bottom:3px}
 .cdp-info .lbl{font-size:11px;text-transform:uppercase;color:#666;margin-bottom:3px}
 .cdp-finding{border-left:5px solid #d32f2f;background:#fff5f5;border-radius:6px;padding:8px 10px;
   margin-bottom:8px;font-family:"DejaVu Sans",system-ui,sans-serif;font-size:13px;color:#222}

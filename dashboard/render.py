@@ -98,13 +98,15 @@ def finding_html(view: ReplayView, finding: audit_pb2.Finding, trumps: frozenset
     if ev.legal_alternative:
         alternative = _evidence_cards(list(ev.legal_alternative), "alt", trumps)
         rows.append(("legal alternative", alternative))
+    beaten: dict[tuple[int, tuple[str, ...]], list[str]] = {}
     for beat in ev.beaten_by:
-        name = view.seats[beat.seat].name if 0 <= beat.seat < 4 else f"seat {beat.seat}"
+        beaten.setdefault((beat.seat, tuple(beat.cards)), []).extend(beat.unit)
+    for (seat, cards), units in beaten.items():
+        name = view.seats[seat].name if 0 <= seat < 4 else f"seat {seat}"
         rows.append((
             "beaten by",
-            f"{escape(name)} (seat {beat.seat}): "
-            f"{_evidence_cards(list(beat.cards), 'beat', trumps)} over "
-            f"{_evidence_cards(list(beat.unit), '', trumps)}",
+            f"{escape(name)}: {_evidence_cards(list(cards), 'beat', trumps)} over "
+            f"{_evidence_cards(units, '', trumps)}",
         ))
     if ev.forced_unit:
         rows.append(("forced unit", _evidence_cards(list(ev.forced_unit), "", trumps)))
@@ -138,12 +140,13 @@ def info_html(view: ReplayView, index: int) -> str:
                   if bid.HasField("trump_chosen") else "")
         style = ' style="outline:2px solid #d32f2f;border-radius:4px"' if i in flagged_bids else ""
         bids.append(
-            f"<div{style}>{escape(view.seats[bid.seat].name if 0 <= bid.seat < 4 else '?')}: "
+            f'<div class="bid"{style}>'
+            f"{escape(view.seats[bid.seat].name if 0 <= bid.seat < 4 else '?')}: "
             f"{escape(BID_KINDS.get(bid.kind, 'bid'))}{escape(chosen)}"
             f"{cards_html(list(bid.cards), trumps=trumps)}</div>"
         )
     exchanges = [
-        f"<div>{escape(view.seats[x.seat].name if 0 <= x.seat < 4 else '?')} buried"
+        f"<div class=\"bid\">{escape(view.seats[x.seat].name if 0 <= x.seat < 4 else '?')} buried"
         f"{cards_html(list(x.buried), trumps=trumps)}</div>"
         for x in view.record.kitty_exchanges
     ]

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboard import data
 from service.queries import GameRow
+from service.results import parse_played_at
 
 REPLAY_PAGE = "app_pages/replay.py"
 UPLOAD_PAGE = "app_pages/upload.py"
@@ -20,6 +21,12 @@ def game_label(row: GameRow) -> str:
     return f"{row.record_id}{hand} · {row.ruleset} · {state}"
 
 
+def played_text(played_at: str) -> str:
+    """A record's RFC 3339 time as ``2026-10-13 21:00 UTC`` (``unknown`` when absent)."""
+    when = parse_played_at(played_at)
+    return f"{when:%Y-%m-%d %H:%M} UTC" if when else "at an unknown time"
+
+
 def replay_url(game_id: str) -> str:
     """The replay page's address for a game (relative to the dashboard's root)."""
     return f"replay?game={game_id}"
@@ -32,6 +39,7 @@ def require_data() -> bool:
     st.info("No games are stored yet. Load the sample games on the Overview page, or upload "
             "records.")
     columns = st.columns(2)
-    columns[0].page_link(OVERVIEW_PAGE, label="Overview: load sample games", icon="✨")
-    columns[1].page_link(UPLOAD_PAGE, label="Upload records", icon="⬆️")
+    columns[0].page_link(OVERVIEW_PAGE, label="Overview: load sample games",
+                         icon=":material/auto_awesome:")
+    columns[1].page_link(UPLOAD_PAGE, label="Upload records", icon=":material/upload:")
     return False

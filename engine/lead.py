@@ -81,7 +81,7 @@ def suit_label(suit: int) -> str:
 
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
-    """Sort key putting larger units first, then longer, then higher tops."""
+    """Sort key putting larger units first, then wider, then longer, then higher tops."""
     return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
 
 

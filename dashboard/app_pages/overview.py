@@ -16,13 +16,14 @@ if not page.total:
     st.write("Nothing has been stored yet. Load a set of generated sample games (hands of every "
              "ruleset and two matches, about one in five with a planted rule breach) to see the "
              "dashboard at work, or upload your own records.")
-    if st.button("Load sample games", type="primary", icon="✨", key="load-samples"):
+    if st.button("Load sample games", type="primary", icon=":material/auto_awesome:",
+                 key="load-samples"):
         with st.spinner("Generating, auditing and storing sample games…"):
             result = samples.load_samples(data.sessions())
         data.changed()
         st.session_state["samples-loaded"] = result.stored
         st.rerun()
-    st.page_link(ui.UPLOAD_PAGE, label="Upload records instead", icon="⬆️")
+    st.page_link(ui.UPLOAD_PAGE, label="Upload records instead", icon=":material/upload:")
     st.stop()
 
 if st.session_state.pop("samples-loaded", None):
@@ -41,13 +42,13 @@ left, right = st.columns([1, 1])
 with left:
     st.subheader("Games with findings")
     for row in flagged.games:
-        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon="⚠️",
+        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon=":material/warning:",
                      query_params={"game": row.game_id})
     if not flagged.games:
         st.write("Every stored game is clean.")
     st.subheader("Latest games")
     for row in page.games[:5]:
-        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon="🂠",
+        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon=":material/style:",
                      query_params={"game": row.game_id})
 with right:
     st.subheader("Findings by code")

@@ -74,7 +74,7 @@ computed = view.audit.computed
 result = computed.level_result
 st.caption(
     f"Record **{record.record_id}** · ruleset **{stored.ruleset or record.ruleset}** · "
-    f"played {record.played_at or 'at an unknown time'} · defenders "
+    f"played {ui.played_text(record.played_at)} · defenders "
     f"{computed.defenders_points} points"
     + (f" · result {describe_result(result)}" if computed.HasField("level_result") else "")
     + f" · stored audit: {stored.breaches} breaches, {stored.scoring_errors} scoring errors, "

@@ -54,6 +54,6 @@ if outcome is not None:
             for n, game_id in enumerate(r.game_ids):
                 hand = f" hand {n + 1}" if len(r.game_ids) > 1 else ""
                 st.page_link(ui.REPLAY_PAGE, label=f"Replay {r.record_id}{hand} ({r.status})",
-                             query_params={"game": game_id}, icon="▶️")
+                             query_params={"game": game_id}, icon=":material/play_arrow:")
     for note in outcome.notes:
         st.caption(note)

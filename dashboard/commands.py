@@ -1,0 +1,145 @@
+"""``chaodipi dashboard`` and ``chaodipi up``, added to the Typer app by ``register``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from dashboard.samples import load_samples
+from service.db import ENV_URL, default_url, make_engine, session_factory
+from service.migrate import upgrade
+from service.server import ServerConfig, start
+
+APP = Path(__file__).resolve().parent / "app.py"
+ROOT = APP.parent.parent
+STOP_SECONDS = 10.0
+"""How long the dashboard gets to exit after SIGTERM before it is killed."""
+
+console = Console(stderr=True)
+
+PortOpt = Annotated[int, typer.Option("--port", help="Port of the dashboard.")]
+DatabaseOpt = Annotated[
+    str | None,
+    typer.Option("--database-url", envvar=ENV_URL,
+                 help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi)."),
+]
+
+
+def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
+    """The command that serves the dashboard headless on ``address:port``."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP),
+        "--server.headless=true",
+        f"--server.port={port}",
+        f"--server.address={address}",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+        "--theme.base=light",
+    ]
+
+
+def streamlit_env(database_url: str) -> dict[str, str]:
+    """The environment of the dashboard process: the database URL and the project on the path."""
+    env = dict(os.environ)
+    env[ENV_URL] = database_url
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def dashboard_command(port: PortOpt = 8501, database_url: DatabaseOpt = None) -> None:
+    """Serve the dashboard (Streamlit) until Ctrl-C."""
+    url = database_url or default_url()
+    console.print(f"dashboard: http://127.0.0.1:{port}  (database {url})")
+    with subprocess.Popen(streamlit_command(port), env=streamlit_env(url)) as process:
+        try:
+            code = process.wait()
+        except KeyboardInterrupt:
+            code = _stop(process)
+    raise typer.Exit(code)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> int:
+    """Terminate the dashboard process, killing it if it does not exit in time."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return 0 if process.wait() in (0, -signal.SIGTERM) else 1
+
+
+def prepare(database_url: str) -> int:
+    """Migrate the database and load sample games if it holds none; returns how many were
+    stored (0 when the database already had games)."""
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine)
+        return load_samples(session_factory(engine)).stored
+    finally:
+        engine.dispose()
+
+
+async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
+    """Run the gRPC service in this process and the dashboard beside it until a signal (or until
+    the dashboard exits); then stop both."""
+    running = await start(ServerConfig(port=port, database_url=database_url))
+    dashboard = await asyncio.create_subprocess_exec(
+        *streamlit_command(dashboard_port), env=streamlit_env(database_url))
+    console.print(f"[bold]service[/bold]   grpc://{running.host}:{running.port}")
+    console.print(f"[bold]dashboard[/bold] http://127.0.0.1:{dashboard_port}")
+    console.print(f"database  {database_url}\nCtrl-C stops both.")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    waiting = asyncio.ensure_future(stop.wait())
+    exited = asyncio.ensure_future(dashboard.wait())
+    await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+    code = 0
+    if exited.done():
+        code = 1
+        console.print(f"dashboard exited with {dashboard.returncode}; stopping the service")
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            dashboard.terminate()
+        try:
+            await asyncio.wait_for(dashboard.wait(), STOP_SECONDS)
+        except TimeoutError:
+            dashboard.kill()
+            await dashboard.wait()
+    waiting.cancel()
+    await running.stop()
+    return code
+
+
+def up_command(
+    port: Annotated[int, typer.Option("--port", help="Port of the gRPC service.")] = 50051,
+    dashboard_port: Annotated[int, typer.Option("--dashboard-port",
+                                                help="Port of the dashboard.")] = 8501,
+    database_url: DatabaseOpt = None,
+) -> None:
+    """Start the service and the dashboard on one database; sample games fill an empty one."""
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    url = database_url or default_url()
+    stored = prepare(url)
+    if stored:
+        console.print(f"the database was empty: loaded {stored} sample records")
+    raise typer.Exit(asyncio.run(run_both(port, dashboard_port, url)))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``dashboard`` and ``up`` to ``app``."""
+    app.command("dashboard")(dashboard_command)
+    app.command("up")(up_command)

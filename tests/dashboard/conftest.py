@@ -1,0 +1,68 @@
+"""A temporary database with sample games stored through the service's ingest path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import streamlit as st
+
+from dashboard.samples import load_samples
+from service.db import ENV_URL, make_engine, session_factory
+from service.migrate import upgrade
+from service.queries import GameFilter, list_games, tenant_id
+from service.store import DEFAULT_TENANT
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+
+
+@dataclass(frozen=True, slots=True)
+class Seeded:
+    """A seeded database: its URL and the ids of games with a known planted fault."""
+
+    url: str
+    revoke: str
+    throw: str
+    clean: str
+
+
+def make_db(path: Path) -> str:
+    """A migrated, empty SQLite database at ``path``."""
+    url = f"sqlite:///{path}"
+    upgrade(make_engine(url))
+    return url
+
+
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """Eleven sample hands (three with planted faults) and one match."""
+    url = make_db(tmp_path_factory.mktemp("db") / "seeded.db")
+    sessions = session_factory(make_engine(url))
+    load_samples(sessions, hands=11, matches=1)
+    with sessions() as session:
+        tenant = tenant_id(session, DEFAULT_TENANT)
+        assert tenant is not None
+        rows = list_games(session, tenant, GameFilter(), page_size=100).games
+    by_code = {code: row.game_id for row in rows for code in row.finding_codes}
+    clean = next(row.game_id for row in rows if not row.finding_codes)
+    return Seeded(url, by_code["FOLLOW_REVOKE"], by_code["THROW_NOT_ENFORCED"], clean)
+
+
+@pytest.fixture
+def use_db(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Clear the dashboard's caches around a test (its database comes from the env var)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    monkeypatch.delenv(ENV_URL, raising=False)
+
+
+@pytest.fixture
+def seeded_env(seeded: Seeded, use_db: None, monkeypatch: pytest.MonkeyPatch) -> Seeded:
+    """The seeded database, chosen for the dashboard through ``CHAODIPI_DATABASE_URL``."""
+    monkeypatch.setenv(ENV_URL, seeded.url)
+    return seeded

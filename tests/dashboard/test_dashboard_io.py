@@ -1,0 +1,63 @@
+"""Uploads and samples through the service's ingest path, and the commands' process setup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import importers
+from auditor.generate import generate_hand
+from chaodipi.v1 import records_pb2
+from conftest import make_db
+from dashboard.commands import APP, prepare, streamlit_command, streamlit_env
+from dashboard.samples import is_empty, load_samples, sample_records
+from dashboard.uploads import ingest_files
+from service.db import ENV_URL, make_engine, session_factory
+from service.store import DEFAULT_TENANT, ensure_tenant
+
+
+def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
+    sessions = session_factory(make_engine(make_db(tmp_path / "u.db")))
+    tenant = ensure_tenant(sessions, DEFAULT_TENANT)
+    hand = records_pb2.RecordFile(game=generate_hand("classic", 7))
+    match = records_pb2.RecordFile(game=generate_hand("anhui", 8))
+    files = [
+        ("hand.pb", importers.dumps([hand], "pb")),
+        ("bad.txt", b"[Game \"x\"]\n[Ruleset \"classic\"]\nnonsense here\n"),
+        ("hand.json", importers.dumps([match], "json")),
+        ("empty.txt", b""),
+    ]
+    outcome = ingest_files(sessions, tenant, files)
+    assert [(r.file, r.status) for r in outcome.records if r.status == "stored"] == [
+        ("hand.pb", "stored"), ("hand.json", "stored")]
+    assert any(p.startswith("bad.txt") for p in outcome.problems) or any(
+        r.file == "bad.txt" and r.status == "rejected" for r in outcome.records)
+    assert any(p.startswith("empty.txt") for p in outcome.problems)
+    again = ingest_files(sessions, tenant, files[:1])
+    assert again.count("duplicate") == 1 and again.records[0].game_ids
+
+
+def test_samples_carry_faults_and_load_only_once(tmp_path: Path) -> None:
+    records, planted = sample_records(hands=10, matches=1)
+    assert planted == 2 and len(records) == 11
+    assert {r.game.ruleset for r in records if r.WhichOneof("record") == "game"} >= {
+        "classic", "shuangsheng", "anhui", "changshu"}
+    sessions = session_factory(make_engine(make_db(tmp_path / "s.db")))
+    assert is_empty(sessions)
+    first = load_samples(sessions, hands=4, matches=0)
+    assert first.stored == 4 and not first.skipped and not is_empty(sessions)
+    assert load_samples(sessions, hands=4, matches=0).skipped
+
+
+def test_prepare_migrates_and_fills_an_empty_database_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'up.db'}"
+    assert prepare(url) > 0
+    assert prepare(url) == 0
+
+
+def test_streamlit_process_settings() -> None:
+    command = streamlit_command(8600)
+    assert command[1:5] == ["-m", "streamlit", "run", str(APP)]
+    assert "--server.headless=true" in command and "--server.port=8600" in command
+    env = streamlit_env("sqlite:////tmp/x.db")
+    assert env[ENV_URL] == "sqlite:////tmp/x.db"
+    assert str(APP.parent.parent) in env["PYTHONPATH"]
