@@ -24,7 +24,7 @@ from auditor.reading import (
     tokens,
 )
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.cards import KINDS, RANK_LETTERS, card_token, label_cards, points_of
+from engine.cards import KINDS, POINTS, RANK_LETTERS, card_token, label_cards, points_of
 from engine.follow import check_follow
 from engine.lead import check_lead, check_throw, lead_units
 from engine.level import LevelResult, level_result, next_dealer
@@ -88,6 +88,7 @@ class HandReplay:
         self.defenders_points = 0
         self.ctx: TrumpContext | None = None
         self.current: list[tuple[int, list[int]]] = []
+        self.trick_penalty = 0
         self.trick_index: int | None = None
         self.play_index: int | None = None
         self._reported = 0
@@ -286,33 +287,41 @@ class HandReplay:
             )
         lead = plays[0]
         units, mixed = self.check_lead_play(t, trick, result, ctx, rs)
+        steps = self.want_steps
         self.play_index = 0
         self.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
-        self.current.append((lead.seat, lead.cards))
-        self.snapshot(PLAY)
+        if steps:
+            self.current.append((lead.seat, lead.cards))
+            self.snapshot(PLAY)
         size = len(lead.cards)
-        for p, play in enumerate(plays[1:], start=1):
+        hands = self.hands
+        for p in range(1, len(plays)):
+            play = plays[p]
+            seat, cards = play.seat, play.cards
+            hand = hands[seat]
             self.play_index = p
-            absent = self.holds(play.seat, play.cards)
-            if len(play.cards) != size:
+            if len(cards) != size:
                 self.find(
                     "WRONG_CARD_COUNT",
-                    f"seat {play.seat} played {len(play.cards)} cards to a lead of {size}",
-                    PLAY, seat=play.seat, trick=t, play=p,
-                    expected=str(size), recorded=str(len(play.cards)),
+                    f"seat {seat} played {len(cards)} cards to a lead of {size}",
+                    PLAY, seat=seat, trick=t, play=p,
+                    expected=str(size), recorded=str(len(cards)),
                 )
-            elif not absent and not mixed:
-                problem = check_follow(ctx, units, self.hands[play.seat], play.cards)
+            elif not mixed and not self.holds(seat, cards):
+                problem = check_follow(ctx, units, hand, cards)
                 if problem is not None:
                     finding = self.find(
-                        problem.code, f"seat {play.seat} {problem.message}",
-                        PLAY, seat=play.seat, trick=t, play=p,
-                        recorded=" ".join(tokens(play.cards)),
+                        problem.code, f"seat {seat} {problem.message}",
+                        PLAY, seat=seat, trick=t, play=p, recorded=" ".join(tokens(cards)),
                     )
                     finding.evidence.legal_alternative.extend(tokens(problem.alternative))
-            self.take(play.seat, play.cards, PLAY, "played", trick=t, play=p)
-            self.current.append((play.seat, play.cards))
-            self.snapshot(PLAY)
+            if size == 1 and len(cards) == 1 and hand[cards[0]]:
+                hand[cards[0]] -= 1
+            else:
+                self.take(seat, cards, PLAY, "played", trick=t, play=p)
+            if steps:
+                self.current.append((seat, cards))
+                self.snapshot(PLAY)
         self.finish_trick(t, trick, result, units, mixed, ctx)
 
     def check_lead_play(
@@ -320,9 +329,14 @@ class HandReplay:
         ctx: TrumpContext, rs: Ruleset,
     ) -> tuple[tuple[Unit, ...], bool]:
         """Check the lead (and a throw) and return the units the follows answer."""
+        self.trick_penalty = 0
         lead = trick.plays[0]
         seat = lead.seat
-        attempt = lead.attempted or lead.cards
+        cards = lead.cards
+        if cards and not lead.attempted and cards.count(cards[0]) == len(cards):
+            # One kind only (a single, pair or triple): one unit, never a throw.
+            return (Unit(len(cards), (cards[0],)),), False
+        attempt = lead.attempted or cards
         split = trick.declared_split
         problem = check_lead(ctx, attempt, split)
         if problem is not None and problem.code == "SPLIT_INVALID":
@@ -356,7 +370,8 @@ class HandReplay:
             assert verdict.forced is not None
             result.forced_unit.extend(tokens(verdict.forced.cards()))
             on_dealer_side = seat % 2 == self.dealer % 2
-            result.penalty = penalty_effect(verdict.penalty, on_dealer_side)
+            self.trick_penalty = penalty_effect(verdict.penalty, on_dealer_side)
+            result.penalty = self.trick_penalty
         if lead.attempted:
             played = sorted(lead.cards)
             if not verdict.is_throw or verdict.stands:
@@ -419,12 +434,12 @@ class HandReplay:
             eligible = [i for i, p in enumerate(plays) if i == 0 or len(p.cards) == size]
             index = eligible[trick_winner(ctx, units, [plays[i].cards for i in eligible])]
         winner = plays[index].seat
-        points = sum(points_of(p.cards) for p in plays)
+        points = sum([POINTS[k] for p in plays for k in p.cards])
         result.winner = winner
         result.points = points
         if winner % 2 != self.dealer % 2:
             self.defenders_points += points
-        self.defenders_points += result.penalty
+        self.defenders_points += self.trick_penalty
         self.play_index = None
         if claim is not None:
             if claim.HasField("winner") and claim.winner != winner:
@@ -442,7 +457,7 @@ class HandReplay:
                     PLAY, trick=t,
                     expected=str(points), recorded=str(claim.points),
                 )
-            due = abs(result.penalty)
+            due = abs(self.trick_penalty)
             if claim.HasField("penalty") and claim.penalty != due:
                 self.find(
                     "PENALTY_MISMATCH",
@@ -450,8 +465,9 @@ class HandReplay:
                     PLAY, trick=t, seat=trick.leader,
                     expected=str(due), recorded=str(claim.penalty),
                 )
-        self.current = []
-        self.snapshot(PLAY)
+        if self.want_steps:
+            self.current = []
+            self.snapshot(PLAY)
 
     def score(self) -> None:
         rs, computed = self.ruleset, self.computed

@@ -97,15 +97,22 @@ class ReadHand:
     violations: list[Violation] = field(default_factory=list)
 
 
+def _fast_kinds(tokens: Sequence[str]) -> list[int] | None:
+    """Kinds of upper-case tokens by look-up, or None when one needs the full reader."""
+    try:
+        return [TOKEN_KINDS[token] for token in tokens]
+    except KeyError:
+        return None
+
+
 class _Reader:
     def __init__(self) -> None:
         self.violations: list[Violation] = []
 
     def cards(self, tokens: Sequence[str], path: str) -> list[int]:
-        try:
-            return [TOKEN_KINDS[token] for token in tokens]
-        except KeyError:
-            pass  # not all upper-case tokens: read one by one and report the bad ones
+        fast = _fast_kinds(tokens)
+        if fast is not None:
+            return fast
         kinds: list[int] = []
         for i, token in enumerate(tokens):
             kind = TOKEN_KINDS.get(token)
@@ -232,31 +239,36 @@ def read_game(
     ]
     tricks = []
     for t, trick in enumerate(record.tricks):
-        where = f"{prefix}tricks[{t}]"
-        plays = [
-            ReadPlay(
-                seat=reader.seat(play.seat, f"{where}.plays[{p}].seat"),
-                cards=reader.cards(play.cards, f"{where}.plays[{p}].cards"),
-                attempted=reader.cards(play.attempted, f"{where}.plays[{p}].attempted"),
-            )
-            for p, play in enumerate(trick.plays)
-        ]
+        # The hot path of reading: paths are formatted only when a field is bad.
+        plays = []
+        for p, play in enumerate(trick.plays):
+            seat = play.seat
+            if not 0 <= seat < 4:
+                seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
+            cards = _fast_kinds(play.cards)
+            if cards is None:
+                cards = reader.cards(play.cards, f"{prefix}tricks[{t}].plays[{p}].cards")
+            attempted: list[int] | None = _fast_kinds(play.attempted) if play.attempted else []
+            if attempted is None:
+                attempted = reader.cards(
+                    play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
+                )
+            plays.append(ReadPlay(seat, cards, attempted))
         if not plays:
-            reader.violations.append(Violation(f"{where}.plays", "a trick needs at least the lead"))
+            reader.violations.append(
+                Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
+            )
         split = (
-            [reader.cards(u.cards, f"{where}.declared_split[{i}].cards")
+            [reader.cards(u.cards, f"{prefix}tricks[{t}].declared_split[{i}].cards")
              for i, u in enumerate(trick.declared_split)]
             if trick.declared_split
             else None
         )
-        tricks.append(
-            ReadTrick(
-                leader=reader.seat(trick.leader, f"{where}.leader"),
-                plays=plays,
-                declared_split=split,
-                claim=trick.claim if trick.HasField("claim") else None,
-            )
-        )
+        leader = trick.leader
+        if not 0 <= leader < 4:
+            leader = reader.seat(leader, f"{prefix}tricks[{t}].leader")
+        claim = trick.claim if trick.HasField("claim") else None
+        tricks.append(ReadTrick(leader, plays, split, claim))
     if reader.violations:
         return reader.violations
     return ReadHand(

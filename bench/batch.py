@@ -129,9 +129,20 @@ def fingerprint(out: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summary, int, str]:
-    """One batch into a fresh folder: its summary, peak RSS (0 unless sampled), fingerprint."""
+def _cpu_seconds() -> float:
+    """CPU time of this process and its reaped children (the pool's workers, once shut down)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def run(
+    corpus: Path, out: Path, backend: Backend, memory: bool
+) -> tuple[Summary, int, str, float]:
+    """One batch into a fresh folder: its summary, peak RSS (0 unless sampled), fingerprint, and
+    the CPU seconds of the process tree (for the local pool; Ray's workers are not our children).
+    """
     shutil.rmtree(out, ignore_errors=True)
+    cpu = _cpu_seconds()
     try:
         if memory:
             with PeakRss() as rss:
@@ -141,7 +152,8 @@ def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summar
             summary, peak = run_batch([str(corpus)], JsonFolderSink(out), backend), 0
     finally:
         backend.close()
-    return summary, peak, fingerprint(out)
+    cpu = _cpu_seconds() - cpu
+    return summary, peak, fingerprint(out), cpu
 
 
 def store(corpus: Path, url: str, ledger: Path) -> None:
@@ -187,25 +199,31 @@ def main() -> None:
     make_corpus(corpus, args.hands, args.unique)
     scratch = Path(tempfile.mkdtemp(prefix="chaodipi-batch-"))
     results: dict[str, tuple[float, str]] = {}
+    cpu_per_hand: dict[int, float] = {}
     try:
         every = os.sched_getaffinity(0)
         for n in (int(c) for c in args.cores.split(",") if c):
             os.sched_setaffinity(0, sorted(every)[:n])  # the workers inherit it
             out = scratch / f"local-{n}"
-            summary, peak, prints = run(corpus, out, LocalBackend(n), args.memory)
+            summary, peak, prints, cpu = run(corpus, out, LocalBackend(n), args.memory)
             os.sched_setaffinity(0, every)
             rate = summary.hands_per_second
             results[f"local {n}"] = (rate, prints)
+            cpu_per_hand[n] = cpu / summary.new_hands
             shown = f", peak RSS {peak / 2**20:,.0f} MiB (parent + workers)" if peak else ""
             print(f"local, {n} core(s):   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
                   f"= {rate:7,.0f} hands/s, {summary.findings:,} findings{shown}")
+            # Other processes on a shared machine take cores from the run: say how much it got.
+            print(f"    CPU {cpu_per_hand[n] * 1e3:.2f} ms/hand; the run got "
+                  f"{cpu / summary.elapsed:.2f} of its {n} core(s); on {n} free core(s): "
+                  f"{n / cpu_per_hand[n]:,.0f} hands/s")
         if args.ray:
             from batch.ray_backend import RayBackend
 
             start = time.perf_counter()
             backend = RayBackend(num_cpus=2)
             started = time.perf_counter() - start
-            summary, _, prints = run(corpus, scratch / "ray", backend, False)
+            summary, _, prints, _ = run(corpus, scratch / "ray", backend, False)
             results["ray 2"] = (summary.hands_per_second, prints)
             print(f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
                   f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
@@ -215,12 +233,14 @@ def main() -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if "local 1" in results and "local 2" in results:
-        print(f"2 cores / 1 core: {results['local 2'][0] / results['local 1'][0]:.2f}x")
+        print(f"2 cores / 1 core: {results['local 2'][0] / results['local 1'][0]:.2f}x measured, "
+              f"{2 * cpu_per_hand[1] / cpu_per_hand[2]:.2f}x on free cores (from CPU per hand)")
     if "ray 2" in results and "local 2" in results:
         print(f"ray 2 CPUs / local 2 cores: {results['ray 2'][0] / results['local 2'][0]:.2f}x")
-    prints = {name: p for name, (_, p) in results.items()}
-    same = len(set(prints.values())) == 1
-    print(f"identical rows and reports across runs: {same} ({', '.join(prints.values())})")
+    digests = [p for _, p in results.values()]
+    if len(digests) > 1:
+        same = len(set(digests)) == 1
+        print(f"identical rows and reports across runs: {same} ({', '.join(digests)})")
 
 
 if __name__ == "__main__":

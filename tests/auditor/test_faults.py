@@ -79,3 +79,11 @@ def test_r_follow_illegal_follow_carries_a_legal_alternative() -> None:
     finding = next(f for f in audit_game(faulty).findings if label.matches(f))
     assert finding.evidence.legal_alternative
     assert "held" in finding.message or "play" in finding.message
+
+
+def test_findings_catalogue_documents_every_code() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "findings.md").read_text()
+    missing = [code for code in CODES if f"### `{code}`" not in text]
+    assert missing == []

@@ -3,36 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import streamlit as st
+from dashboard_support import Seeded, make_db
 
 from dashboard.samples import load_samples
 from service.db import ENV_URL, make_engine, session_factory
-from service.migrate import upgrade
 from service.queries import GameFilter, list_games, tenant_id
 from service.store import DEFAULT_TENANT
-
-APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
-
-
-@dataclass(frozen=True, slots=True)
-class Seeded:
-    """A seeded database: its URL and the ids of games with a known planted fault."""
-
-    url: str
-    revoke: str
-    throw: str
-    clean: str
-
-
-def make_db(path: Path) -> str:
-    """A migrated, empty SQLite database at ``path``."""
-    url = f"sqlite:///{path}"
-    upgrade(make_engine(url))
-    return url
 
 
 @pytest.fixture(scope="session")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dashboard_support import make_db
+
 import importers
 from auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
-from conftest import make_db
 from dashboard.commands import APP, prepare, streamlit_command, streamlit_env
 from dashboard.samples import is_empty, load_samples, sample_records
 from dashboard.uploads import ingest_files

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from dashboard_support import APP, Seeded, make_db
 from streamlit.testing.v1 import AppTest
 
 import importers
 from auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
-from conftest import APP, Seeded, make_db
 from service.db import ENV_URL
 
 TIMEOUT = 60
