@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import grpc
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -63,9 +65,12 @@ def _start_server(args: argparse.Namespace, home: str) -> tuple[subprocess.Popen
             try:
                 client.health()
                 return proc, target
-            except Exception:
+            except grpc.RpcError:
+                if proc.poll() is not None:
+                    break  # the server exited
                 time.sleep(0.1)
     proc.kill()
+    proc.wait()
     raise SystemExit("the server did not start")
 
 
@@ -92,7 +97,7 @@ def main() -> None:
             with AuditClient(target, api_key=args.api_key, timeout=600) as client:
                 per_stream = -(-len(requests) // args.streams)
                 start = time.perf_counter()
-                summaries = []
+                summaries: list[service_pb2.RecordSummary] = []
                 for i in range(0, len(requests), per_stream):
                     summaries += client.upload_stream(iter(requests[i:i + per_stream])).results
                 elapsed = time.perf_counter() - start

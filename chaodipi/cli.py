@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import importers
+import dashboard.commands
 import importers.commands
 import service.commands
 from auditor import audit_game, audit_match
@@ -205,3 +206,4 @@ def generate(
 
 importers.commands.register(app)
 service.commands.register(app)
+dashboard.commands.register(app)

@@ -4,7 +4,8 @@ Shape duty is decided by comparison (RULES.md §5): a play's *shape score* in th
 led suit is a tuple walked from the lead's full shape down to single cards —
 how many of the lead's tractors are answered by tractors of the same width and
 length (larger tractors first; with ``follow_shorter_tractors`` an unanswered
-tractor then asks for one a pair shorter), then triples (三条), then pairs
+tractor then asks for one a pair shorter; without ``throw_tractor_duty`` a thrown
+tractor asks only for its pairs), then triples (三条), then pairs
 (two cards of a triple count as a pair); single cards need no count. Suit duty
 is checked first (a revoke); then a play is illegal iff its score is below the
 best score any selection of as many led-suit cards from the same hand reaches.
@@ -128,8 +129,14 @@ def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]
     return lambda counts: tuple(counts[k] for k in kinds)
 
 
-def _format(units: Sequence[Unit], shorter_tractors: bool) -> _Format:
-    shapes = (units[0].shape,) if len(units) == 1 else tuple(sorted(u.shape for u in units))
+def _format(units: Sequence[Unit], shorter_tractors: bool, throw_tractors: bool) -> _Format:
+    if len(units) == 1:
+        shapes = (units[0].shape,)
+    elif throw_tractors:
+        shapes = tuple(sorted(u.shape for u in units))
+    else:
+        # No tractor duty inside a throw: each thrown tractor is owed as its sets.
+        shapes = tuple(sorted((u.width, 1) for u in units for _ in u.kinds))
     key = (shapes, shorter_tractors)
     fmt = _FORMATS.get(key)
     if fmt is None:
@@ -301,7 +308,7 @@ def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
             _LEADS.clear()
         tables = _tables(ctx)
         s = ctx.suit[lead_units[0].kinds[0]]
-        fmt = _format(lead_units, ctx.follow_shorter_tractors)
+        fmt = _format(lead_units, ctx.follow_shorter_tractors, ctx.throw_tractor_duty)
         lead = _LEADS[key] = _Lead(
             suit=s,
             size=sum(u.size for u in lead_units),

@@ -62,8 +62,9 @@ class ThrowVerdict:
     """Outcome of the throw check of one lead (R-THROW-CHECK, R-THROW-FORCE, R-THROW-PENALTY).
 
     ``beaten`` lists, for every beaten unit, every seat that beats it with the
-    highest such unit it holds. ``forced`` is the unit the leader must play when
-    the throw fails; ``penalty`` the points due (0 when it stands).
+    highest such unit it holds. ``forced`` is what the leader must play when the
+    throw fails (a unit of the throw, or one card of one: ``ThrowRule.forced_unit``);
+    ``penalty`` the points due (0 when it stands).
     """
 
     units: tuple[Unit, ...]
@@ -225,12 +226,32 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     return best
 
 
-def _forced_smallest(ctx: TrumpContext, units: Sequence[Unit]) -> Unit:
+def _forced_smallest(ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]) -> Unit:
     # 强制出最小牌: fewest cards, then the lowest top.
-    return min(units, key=lambda u: (u.size, ctx.strength[u.top], u.width))
+    return min(beaten, key=lambda u: (u.size, ctx.strength[u.top], u.width))
 
 
-_FORCED_CHOICE = {ForcedUnit.SMALLEST: _forced_smallest}
+def _lowest_top(ctx: TrumpContext, units: Sequence[Unit]) -> Unit:
+    # On equal tops (level cards of two side suits) the larger unit comes first, as the
+    # 80-fen program lists tractors and pairs before singles.
+    return min(units, key=lambda u: (ctx.strength[u.top], -u.size, u.kinds))
+
+
+def _forced_lowest_top(ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]) -> Unit:
+    return _lowest_top(ctx, units)
+
+
+def _forced_lowest_beaten_card(
+    ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]
+) -> Unit:
+    return Unit(1, (_lowest_top(ctx, beaten).kinds[0],))
+
+
+_FORCED_CHOICE = {
+    ForcedUnit.SMALLEST: _forced_smallest,
+    ForcedUnit.LOWEST_TOP: _forced_lowest_top,
+    ForcedUnit.LOWEST_BEATEN_CARD: _forced_lowest_beaten_card,
+}
 
 
 def check_throw(
@@ -266,9 +287,16 @@ def check_throw(
             f"unit of the same shape in {where}"
         )
         return ThrowVerdict(units, True, True, (), None, 0, message)
-    forced = _FORCED_CHOICE[ruleset.throw.forced_unit](ctx, [b.unit for b in beaten])
+    # A unit beaten by several seats counts once.
+    beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
+    forced = _FORCED_CHOICE[ruleset.throw.forced_unit](ctx, units, beaten_units)
     rule = ruleset.throw
-    counted = len(cards) if rule.penalty_basis is PenaltyBasis.ATTEMPT else forced.size
+    if rule.penalty_basis is PenaltyBasis.ATTEMPT:
+        counted = len(cards)
+    elif rule.penalty_basis is PenaltyBasis.FORCED_UNIT:
+        counted = forced.size
+    else:
+        counted = sum(u.size for u in beaten_units)
     penalty = rule.penalty_per_card * counted
     evidence = ", ".join(
         f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in beaten

@@ -26,7 +26,7 @@ from engine.cards import (
     kind_of,
     rank_index,
 )
-from engine.ruleset import OrderRule, Ruleset
+from engine.ruleset import OrderRule, Ruleset, ThrowCompare
 
 TRUMP = 4
 """Effective suit of every trump (主)."""
@@ -45,7 +45,8 @@ class TrumpContext:
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
     each step of effective suit ``s``, low to high; ``link_up[k]`` the kinds on the
     next step whose pairs extend a tractor from a pair of ``k``.
-    ``follow_shorter_tractors`` carries the order rule's follow duty (R-FOLLOW-SHAPE).
+    ``follow_shorter_tractors`` and ``throw_tractor_duty`` carry the order rule's
+    follow duty (R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN).
     """
 
     level: int
@@ -57,6 +58,8 @@ class TrumpContext:
     link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
     follow_shorter_tractors: bool = False
+    throw_tractor_duty: bool = True
+    throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
 
     def beats(self, challenger: int, holder: int) -> bool:
         """Does one card strictly beat another already played, as a single?"""
@@ -138,6 +141,8 @@ def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
         link_up=tuple(link_up),
         is_trump=tuple(s == TRUMP for s in suit),
         follow_shorter_tractors=order.follow_shorter_tractors,
+        throw_tractor_duty=order.throw_tractor_duty,
+        throw_compare=order.throw_compare,
     )
 
 

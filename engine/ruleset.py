@@ -33,12 +33,22 @@ class PenaltyBasis(StrEnum):
 
     ATTEMPT = "attempt"  # every card of the attempted throw (甩错一张罚十分)
     FORCED_UNIT = "forced_unit"  # every card of the unit that was forced
+    BEATABLE_UNITS = "beatable_units"  # every card of every unit another seat beats
 
 
 class ForcedUnit(StrEnum):
     """Which beaten unit of a failed throw the leader must play (R-THROW-FORCE)."""
 
     SMALLEST = "smallest"  # fewest cards, then lowest (强制出最小牌)
+    LOWEST_TOP = "lowest_top"  # the unit with the lowest top of the whole throw, beaten or not
+    LOWEST_BEATEN_CARD = "lowest_beaten_card"  # one card: the lowest of the lowest beaten unit
+
+
+class ThrowCompare(StrEnum):
+    """How plays that answer a throw are compared for the trick (R-WIN)."""
+
+    LARGEST_UNIT = "largest_unit"  # cut into the throw's units; largest unit first, then next
+    HIGHEST_CARD = "highest_card"  # own canonical units match the throw's; highest card decides
 
 
 class Outcome(StrEnum):
@@ -71,6 +81,8 @@ class TrumpFallback(StrEnum):
     KITTY_CARD = "kitty_card"  # the suit of kitty card number ``fallback_kitty_index``
     FLIP_KITTY = "flip_kitty"  # flip one card a player: first level card, else highest side
     KITTY_FIRST_LEVEL = "kitty_first_level"  # kitty's first level card, else highest card
+    NO_TRUMP = "no_trump"  # no-trump; in a first hand the first drawer deals
+    RECORDED = "recorded"  # drawn at random by the program: the record's trump and dealer stand
 
 
 class FirstHandDealer(StrEnum):
@@ -123,11 +135,15 @@ class OrderRule:
     and ``trump-suit-rank:R`` (the trump suit's card of rank R). A card takes the
     highest place it qualifies for (R-ORDER-CS-DUAL). ``tractor_links`` names the
     pairs of neighbouring places (higher, lower) whose pairs form tractors (R-UNIT-TOP).
+    The follow duty (R-FOLLOW-SHAPE) and the trick comparison (R-WIN) read the
+    other fields, because they work from these order tables alone.
     """
 
     trump_tiers: tuple[str, ...]
     tractor_links: tuple[tuple[str, str], ...]
-    follow_shorter_tractors: bool = False
+    follow_shorter_tractors: bool = False  # an unanswered tractor asks for one a pair shorter
+    throw_tractor_duty: bool = True  # False: a thrown tractor is owed only as pairs
+    throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +160,12 @@ class ThrowRule:
 class KittyRule:
     """Kitty multiplier by the last trick's lead format (R-KITTY, 抠底).
 
-    A tractor multiplies by ``tractor`` times its pairs when ``tractor_per_pair``,
-    else by ``tractor`` flat. A throw uses its largest unit when ``throw`` is 0,
-    else ``throw``. ``last_trick_factor`` multiplies the last trick's own points.
+    A one-unit lead (also a failed throw's forced unit) multiplies by ``per_card``
+    times its cards when ``per_card`` is set, else by its shape: ``single``, ``pair``,
+    ``triple``, and a tractor ``tractor`` times its pairs when ``tractor_per_pair``,
+    else ``tractor`` flat. A standing throw multiplies by ``throw`` when set, else by
+    ``throw_per_card`` times its cards when set, else by its largest unit's shape
+    value (不进行累加). ``last_trick_factor`` multiplies the last trick's own points.
     """
 
     single: int = 2
@@ -155,16 +174,23 @@ class KittyRule:
     tractor: int = 4
     tractor_per_pair: bool = True
     throw: int = 0
+    per_card: int = 0
+    throw_per_card: int = 0
     last_trick_factor: int = 1
 
 
 @dataclass(frozen=True, slots=True)
 class LevelRule:
-    """Level change, passing A and the next dealer (R-LEVEL, R-MATCH)."""
+    """Level change, passing A and the next dealer (R-LEVEL, R-MATCH).
+
+    ``must_play`` ranks may not be skipped: a rise stops on the first one it would
+    pass, and a team on one rises past it only by winning a hand it deals there
+    (anhui J and A; the 80-fen program's gates 2, 5, 10, K).
+    """
 
     bands: tuple[LevelBand, ...]
     passing_ace: PassingAce = PassingAce.WRAP
-    must_play: tuple[str, ...] = ()  # ranks a rise may not pass (anhui J, A)
+    must_play: tuple[str, ...] = ()
     next_dealer: NextDealer = NextDealer.PARTNER_OR_NEXT
     first_level: str = "2"
 
@@ -179,7 +205,8 @@ class BiddingRule:
     ``overcall_bids`` and ``chao_di_bids`` name the ladder entries each kind of bid
     may show; an empty ``chao_di_bids`` means no 炒底. An overcall must stand strictly
     higher on the ladder than the standing bid; a locked declaration stands as the
-    pair of its suit.
+    pair of its suit (``2:*`` when the ladder does not rank pairs by suit).
+    ``max_overcalls`` caps the overcalls (反主) of a hand; None sets no cap.
     """
 
     ladder: tuple[str, ...]
@@ -198,6 +225,7 @@ class BiddingRule:
     fallback_later_hands: TrumpFallback = TrumpFallback.KITTY_CARD
     fallback_kitty_index: int = 3  # 1-based: 正数第三张
     overcall_adds_stake: bool = False  # changshu 反主加分: every overcall and 抄底 adds one
+    max_overcalls: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +443,7 @@ def _convert(value: Any, annotation: str, where: str) -> Any:
     # Values from TOML/JSON arrive as lists and strings; dataclass fields want tuples and enums.
     enums = {
         "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
+        "ThrowCompare": ThrowCompare,
         "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
         "FirstHandDealer": FirstHandDealer, "JokerTrump": JokerTrump,
     }
@@ -552,13 +581,15 @@ def _validate_bidding(ruleset: Ruleset, where: str) -> None:
         for entry in getattr(rule, name):
             if entry not in rule.ladder:
                 raise RulesetError(f"{where}.{name}: {entry!r} is not on the ladder")
-    if rule.lock:
+    if rule.lock and "2:*" not in rule.ladder:
         missing = [f"2:{s}" for s in "SHCD" if f"2:{s}" not in rule.ladder]
         if missing:
             raise RulesetError(
                 f"{where}.lock: a locked declaration stands as its pair, but the ladder "
-                f"lacks {', '.join(missing)}"
+                f"lacks {', '.join(missing)} (or 2:*)"
             )
+    if rule.max_overcalls is not None and rule.max_overcalls < 0:
+        raise RulesetError(f"{where}.max_overcalls: {rule.max_overcalls} is below 0")
     if not 1 <= rule.fallback_kitty_index <= ruleset.kitty_size:
         raise RulesetError(
             f"{where}.fallback_kitty_index: {rule.fallback_kitty_index} is not a kitty card "

@@ -20,8 +20,6 @@ class Audited:
     report: audit_pb2.AuditReport | None = None
     match_report: audit_pb2.MatchAuditReport | None = None
     violations: list[audit_pb2.FieldViolation] = field(default_factory=list)
-    # What happened to it, once stored (or rejected).
-    summary: service_pb2.RecordSummary = field(default_factory=service_pb2.RecordSummary)
 
     @property
     def record_id(self) -> str:

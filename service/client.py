@@ -12,29 +12,24 @@ from datetime import datetime
 from types import TracebackType
 
 import grpc
-from google.rpc import error_details_pb2
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]  # no py.typed marker
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
-from service.ingest import as_requests
+from service.ingest import AnyRecord, as_requests
 
-AnyRecord = (
-    records_pb2.RecordFile
-    | records_pb2.GameRecord
-    | records_pb2.MatchRecord
-    | service_pb2.UploadRequest
-)
 UPLOAD_CHUNK = 10_000
 """Records per Upload stream; the server caps a stream's records, so longer inputs are split."""
 
 
 def field_violations(error: grpc.RpcError) -> list[tuple[str, str]]:
     """The ``google.rpc.BadRequest`` field violations of an error, as (field, description)."""
+    # The stubs' RpcError is no grpc.Call, but every RpcError a channel raises is one.
     status = rpc_status.from_call(error)  # type: ignore[arg-type]
     if status is None:
         return []
-    out = []
+    out: list[tuple[str, str]] = []
     for detail in status.details:
         if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
@@ -95,7 +90,7 @@ class AuditClient:
     def _upload_stream(
         self, requests: list[service_pb2.UploadRequest], offset: int
     ) -> list[service_pb2.RecordSummary]:
-        response = self.stub.Upload(iter(requests), timeout=self.timeout, metadata=self.metadata)
+        response = self.upload_stream(iter(requests))
         for summary in response.results:
             summary.index += offset
         return list(response.results)
@@ -104,9 +99,7 @@ class AuditClient:
         self, requests: Iterator[service_pb2.UploadRequest]
     ) -> service_pb2.UploadResponse:
         """One Upload call fed by an iterator (the caller keeps within the server's cap)."""
-        response: service_pb2.UploadResponse = self.stub.Upload(
-            requests, timeout=self.timeout, metadata=self.metadata)
-        return response
+        return self.stub.Upload(requests, timeout=self.timeout, metadata=self.metadata)
 
     def audit(
         self,
@@ -155,9 +148,7 @@ class AuditClient:
             request.played_to.FromDatetime(played_to)
         if with_findings is not None:
             request.with_findings = with_findings
-        response: service_pb2.ListGamesResponse = self.stub.ListGames(
-            request, timeout=self.timeout, metadata=self.metadata)
-        return response
+        return self.stub.ListGames(request, timeout=self.timeout, metadata=self.metadata)
 
     def player_stats(
         self,
@@ -184,8 +175,12 @@ class AuditClient:
                                              ruleset_overrides_json=overrides_json)
         return self.stub.Reaudit(request, timeout=self.timeout, metadata=self.metadata).report
 
-    def health(self, service: str = "") -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:
-        """The server's health status (``""``: the whole server)."""
+    def health(self, service: str = "") -> int:
+        """The server's health status, a ``HealthCheckResponse.ServingStatus`` (``""``: the whole
+        server)."""
         stub = health_pb2_grpc.HealthStub(self.channel)
-        response = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
-        return response.status
+        # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
+        response = stub.Check(  # type: ignore[attr-defined]
+            health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
+        status: int = response.status
+        return status

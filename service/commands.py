@@ -17,7 +17,7 @@ from auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from service import keys, queries
 from service.client import AuditClient, field_violations
-from service.db import SessionFactory, default_url, make_engine, session_factory
+from service.db import SessionFactory, make_engine, session_factory
 from service.migrate import upgrade
 from service.server import ServerConfig, serve
 from service.store import DEFAULT_TENANT
@@ -28,6 +28,7 @@ err = Console(stderr=True)
 def _out() -> Console:
     # Made per command, so the terminal width (or COLUMNS) is read when printing.
     return Console()
+
 
 DatabaseOpt = Annotated[
     str | None,
@@ -53,15 +54,14 @@ _STATUS = {
 
 
 def _local_sessions(database_url: str | None) -> SessionFactory:
-    engine = make_engine(database_url or default_url())
+    engine = make_engine(database_url)
     upgrade(engine)
     return session_factory(engine)
 
 
 def _fail(error: grpc.RpcError) -> typer.Exit:
-    code = error.code() if isinstance(error, grpc.Call) else None
-    details = error.details() if isinstance(error, grpc.Call) else str(error)
-    err.print(f"[red]error[/red]: {code.name if code else 'RPC'}: {details}")
+    # The errors a channel raises are grpc.Call objects (field_violations relies on it too).
+    err.print(f"[red]error[/red]: {error.code().name}: {error.details()}")
     for name, description in field_violations(error):
         err.print(f"  {name}: {description}")
     return typer.Exit(1)
@@ -116,6 +116,7 @@ def upload_command(
             summaries = client.upload(records)
         except grpc.RpcError as error:
             raise _fail(error) from None
+    out = _out()
     table = Table("#", "record", "status", "game id", "breaches", "scoring", "warnings", "codes")
     for s in summaries:
         table.add_row(str(s.index), s.record_id, _STATUS.get(s.status, "?"), s.game_id,
@@ -123,33 +124,34 @@ def upload_command(
                       ", ".join(s.finding_codes) or s.error)
         for hand_id in s.hand_game_ids:
             table.add_row("", "", "  hand", hand_id, "", "", "", "")
-    _out().print(table)
+    out.print(table)
     counts = {name: sum(1 for s in summaries if _STATUS.get(s.status) == name)
               for name in _STATUS.values()}
-    _out().print(", ".join(f"{n} {name}" for name, n in counts.items()))
+    out.print(", ".join(f"{n} {name}" for name, n in counts.items()))
     if counts["rejected"]:
         raise typer.Exit(1)
 
 
 def _print_replay(replay: service_pb2.Replay) -> None:
+    out = _out()
     record, report = replay.record, replay.report
     computed = report.computed
-    _out().print(f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
-                  f"ruleset {report.ruleset}  played {record.played_at or '?'}")
+    out.print(f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
+              f"ruleset {report.ruleset}  played {record.played_at or '?'}")
     for seat, player in enumerate(record.players):
         side = ""
         if computed.HasField("dealer"):
             side = "dealer side" if seat % 2 == computed.dealer % 2 else "defenders"
-        _out().print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
+        out.print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
     trump = computed.trump
-    _out().print(f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
-                  f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
-                  f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
-                  f"defenders {computed.defenders_points} points")
+    out.print(f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
+              f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
+              f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
+              f"defenders {computed.defenders_points} points")
     result = computed.level_result
-    _out().print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
-    _out().print(f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
-                  f"{report.warnings} warnings")
+    out.print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
+    out.print(f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
+              f"{report.warnings} warnings")
     for finding in report.findings:
         pos = finding.position
         where = audit_pb2.Phase.Name(pos.phase).removeprefix("PHASE_").lower()
@@ -157,9 +159,9 @@ def _print_replay(replay: service_pb2.Replay) -> None:
             where += f" trick {pos.trick + 1}"
         if pos.HasField("seat"):
             where += f" seat {pos.seat}"
-        _out().print(f"  [red]{finding.code}[/red] ({where}): {finding.message}")
+        out.print(f"  [red]{finding.code}[/red] ({where}): {finding.message}")
     for note in report.notes:
-        _out().print(f"  note: {note}")
+        out.print(f"  note: {note}")
 
 
 def replay_command(

@@ -21,6 +21,14 @@ from service.store import store_batch
 DEFAULT_BATCH = 256
 """Records audited and stored per database transaction."""
 
+AnyRecord = (
+    records_pb2.RecordFile
+    | records_pb2.GameRecord
+    | records_pb2.MatchRecord
+    | service_pb2.UploadRequest
+)
+"""A record in any of the shapes callers hold them in (see ``as_requests``)."""
+
 
 def run_audit(
     request: service_pb2.UploadRequest, ruleset: Ruleset | None = None
@@ -89,14 +97,7 @@ def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
     return make_audited(index, request, run_audit(request))
 
 
-def as_requests(
-    records: Iterable[
-        records_pb2.RecordFile
-        | records_pb2.GameRecord
-        | records_pb2.MatchRecord
-        | service_pb2.UploadRequest
-    ],
-) -> Iterator[service_pb2.UploadRequest]:
+def as_requests(records: Iterable[AnyRecord]) -> Iterator[service_pb2.UploadRequest]:
     """Upload requests for records in any of the shapes callers hold them in."""
     for record in records:
         if isinstance(record, service_pb2.UploadRequest):
@@ -116,12 +117,7 @@ def as_requests(
 def ingest_records(
     sessions: SessionFactory,
     tenant_id: int,
-    records: Iterable[
-        records_pb2.RecordFile
-        | records_pb2.GameRecord
-        | records_pb2.MatchRecord
-        | service_pb2.UploadRequest
-    ],
+    records: Iterable[AnyRecord],
     *,
     batch_size: int = DEFAULT_BATCH,
 ) -> list[service_pb2.RecordSummary]:

@@ -10,8 +10,10 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
+from sqlmodel import col
 
 from service.db import SessionFactory
 from service.models import ApiKey, Tenant
@@ -49,21 +51,23 @@ def create_key(sessions: SessionFactory, tenant: str) -> tuple[str, str]:
 def revoke_key(sessions: SessionFactory, key_id: str) -> bool:
     """Revoke a key by id; False when there is no such active key."""
     with sessions() as session, session.begin():
-        result = session.execute(
+        # Session.execute is typed as returning Result; for an UPDATE it is a CursorResult.
+        result = cast(CursorResult[Any], session.execute(
             update(ApiKey)
-            .where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))  # type: ignore[arg-type, union-attr]
+            .where(col(ApiKey.id) == key_id, col(ApiKey.revoked_at).is_(None))
             .values(revoked_at=utcnow())
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        ))
+        return bool(result.rowcount)
 
 
 def list_keys(sessions: SessionFactory) -> list[KeyInfo]:
     """All keys, active and revoked, oldest first."""
     with sessions() as session:
         rows = session.execute(
-            select(ApiKey.id, Tenant.name, ApiKey.created_at, ApiKey.revoked_at)
-            .join(Tenant, Tenant.id == ApiKey.tenant_id)  # type: ignore[arg-type]
-            .order_by(ApiKey.created_at)  # type: ignore[arg-type]
+            select(col(ApiKey.id), col(Tenant.name), col(ApiKey.created_at),
+                   col(ApiKey.revoked_at))
+            .join(Tenant, col(Tenant.id) == col(ApiKey.tenant_id))
+            .order_by(col(ApiKey.created_at))
         ).all()
     return [KeyInfo(*row) for row in rows]
 
@@ -71,7 +75,7 @@ def list_keys(sessions: SessionFactory) -> list[KeyInfo]:
 def has_active_keys(sessions: SessionFactory) -> bool:
     """True when at least one key is active (the server then requires keys)."""
     with sessions() as session:
-        query = select(ApiKey.id).where(ApiKey.revoked_at.is_(None)).limit(1)  # type: ignore[union-attr]
+        query = select(col(ApiKey.id)).where(col(ApiKey.revoked_at).is_(None)).limit(1)
         return session.scalar(query) is not None
 
 
@@ -81,7 +85,7 @@ def tenant_for_key(sessions: SessionFactory, key: str) -> int | None:
         return None
     with sessions() as session:
         return session.scalar(
-            select(ApiKey.tenant_id).where(
-                ApiKey.key_hash == _digest(key), ApiKey.revoked_at.is_(None)  # type: ignore[arg-type, union-attr]
+            select(col(ApiKey.tenant_id)).where(
+                col(ApiKey.key_hash) == _digest(key), col(ApiKey.revoked_at).is_(None)
             )
         )

@@ -19,16 +19,28 @@ import base64
 import binascii
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from sqlalchemy import ColumnElement, Float, and_, case, cast, exists, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    SQLColumnExpression,
+    and_,
+    case,
+    cast,
+    exists,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session
+from sqlmodel import col
 
 from auditor import audit_game
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from service.results import as_utc
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -149,42 +161,46 @@ class MatchRow:
 
 def tenant_id(session: Session, name: str) -> int | None:
     """The id of the tenant called ``name`` (``"default"`` when the server runs without keys)."""
-    return session.scalar(select(Tenant.id).where(Tenant.name == name))
+    return session.scalar(select(col(Tenant.id)).where(col(Tenant.name) == name))
 
 
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+def _common_conditions(
+    tenant: int, ruleset: str | None, played_from: datetime | None, played_to: datetime | None
+) -> list[ColumnElement[bool]]:
+    conditions = [col(Game.tenant_id) == tenant]
+    if ruleset:
+        conditions.append(col(Game.ruleset) == ruleset)
+    if played_from is not None:
+        conditions.append(col(Game.played_at) >= as_utc(played_from))
+    if played_to is not None:
+        conditions.append(col(Game.played_at) < as_utc(played_to))
+    return conditions
 
 
 def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = [Game.tenant_id == tenant]  # type: ignore[list-item]
-    if filters.ruleset:
-        conditions.append(Game.ruleset == filters.ruleset)  # type: ignore[arg-type]
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from,
+                                    filters.played_to)
     if filters.player_id:
         conditions.append(exists().where(
-            GamePlayer.game_id == Game.id,  # type: ignore[arg-type]
-            GamePlayer.player_id == Player.id,  # type: ignore[arg-type]
-            Player.player_key == filters.player_id,  # type: ignore[arg-type]
+            col(GamePlayer.game_id) == col(Game.id),
+            col(GamePlayer.player_id) == col(Player.id),
+            col(Player.player_key) == filters.player_id,
         ))
     if filters.finding_code:
         conditions.append(exists().where(
-            Finding.game_id == Game.id,  # type: ignore[arg-type]
-            Finding.code == filters.finding_code,  # type: ignore[arg-type]
+            col(Finding.game_id) == col(Game.id),
+            col(Finding.code) == filters.finding_code,
         ))
-    if filters.played_from is not None:
-        conditions.append(Game.played_at >= _utc(filters.played_from))  # type: ignore[arg-type, operator]
-    if filters.played_to is not None:
-        conditions.append(Game.played_at < _utc(filters.played_to))  # type: ignore[arg-type, operator]
     if filters.with_findings is not None:
-        total = Game.breaches + Game.scoring_errors + Game.warnings
-        conditions.append(total > 0 if filters.with_findings else total == 0)  # type: ignore[arg-type]
+        total = col(Game.breaches) + col(Game.scoring_errors) + col(Game.warnings)
+        conditions.append(total > 0 if filters.with_findings else total == 0)
     if filters.match_id:
-        conditions.append(Game.match_id == filters.match_id)  # type: ignore[arg-type]
+        conditions.append(col(Game.match_id) == filters.match_id)
     return conditions
 
 
 def _encode_token(stored_at: datetime, game_id: str) -> str:
-    raw = f"{_utc(stored_at).isoformat()}|{game_id}".encode()
+    raw = f"{as_utc(stored_at).isoformat()}|{game_id}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -192,7 +208,7 @@ def _decode_token(token: str) -> tuple[datetime, str]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
         stamp, game_id = raw.split("|", 1)
-        return _utc(datetime.fromisoformat(stamp)), game_id
+        return as_utc(datetime.fromisoformat(stamp)), game_id
     except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
         raise BadPageToken(f"bad page token {token!r}") from exc
 
@@ -218,19 +234,19 @@ def list_games(
     if page_token:
         stamp, last_id = _decode_token(page_token)
         query = query.where(or_(
-            Game.stored_at < stamp,  # type: ignore[arg-type, operator]
-            and_(Game.stored_at == stamp, Game.id < last_id),  # type: ignore[arg-type, operator]
+            col(Game.stored_at) < stamp,
+            and_(col(Game.stored_at) == stamp, col(Game.id) < last_id),
         ))
-    query = query.order_by(Game.stored_at.desc(), Game.id.desc()).limit(size + 1)  # type: ignore[attr-defined]
+    query = query.order_by(col(Game.stored_at).desc(), col(Game.id).desc()).limit(size + 1)
     games = list(session.scalars(query))
     more = len(games) > size
     games = games[:size]
     seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
     if games:
         for game_id, seat, key in session.execute(
-            select(GamePlayer.game_id, GamePlayer.seat, Player.player_key)
-            .join(Player, Player.id == GamePlayer.player_id)  # type: ignore[arg-type]
-            .where(GamePlayer.game_id.in_([g.id for g in games]))  # type: ignore[attr-defined]
+            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
+            .join(Player, col(Player.id) == col(GamePlayer.player_id))
+            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
         ):
             seats[game_id][seat] = key
     rows = [
@@ -258,7 +274,7 @@ def list_games(
 
 def _timestamp(value: datetime) -> Timestamp:
     stamp = Timestamp()
-    stamp.FromDatetime(_utc(value))
+    stamp.FromDatetime(as_utc(value))
     return stamp
 
 
@@ -272,7 +288,8 @@ def get_replay(
     findings differ from the stored ones, the steps' ``finding_indexes`` would point at the
     wrong findings, so they are dropped and the report says so in ``notes``.
     """
-    game = session.scalar(select(Game).where(Game.id == game_id, Game.tenant_id == tenant))  # type: ignore[arg-type]
+    game = session.scalar(
+        select(Game).where(col(Game.id) == game_id, col(Game.tenant_id) == tenant))
     if game is None:
         return None
     replay = service_pb2.Replay(game_id=game.id, content_hash=game.content_hash)
@@ -295,7 +312,7 @@ def get_replay(
 def get_record(session: Session, tenant: int, game_id: str) -> records_pb2.GameRecord | None:
     """The stored record of a game, or None if the tenant has no such game."""
     data = session.scalar(
-        select(Game.record).where(Game.id == game_id, Game.tenant_id == tenant)  # type: ignore[arg-type, call-overload]
+        select(col(Game.record)).where(col(Game.id) == game_id, col(Game.tenant_id) == tenant)
     )
     if data is None:
         return None
@@ -306,28 +323,24 @@ def get_record(session: Session, tenant: int, game_id: str) -> records_pb2.GameR
 
 def get_match(session: Session, tenant: int, match_id: str) -> MatchRow | None:
     """A stored match with its match-level findings and its hands' game ids, or None."""
-    match = session.scalar(select(Match).where(Match.id == match_id, Match.tenant_id == tenant))  # type: ignore[arg-type]
+    match = session.scalar(
+        select(Match).where(col(Match.id) == match_id, col(Match.tenant_id) == tenant))
     if match is None:
         return None
     record, report = records_pb2.MatchRecord(), audit_pb2.MatchAuditReport()
     record.ParseFromString(match.record)
     report.ParseFromString(match.report)
     hands = list(session.scalars(
-        select(Game.id).where(Game.match_id == match.id).order_by(Game.hand_index)  # type: ignore[arg-type]
+        select(col(Game.id)).where(col(Game.match_id) == match.id).order_by(col(Game.hand_index))
     ))
     return MatchRow(match.id, record, report, hands, match.stored_at)
 
 
 def _stats_conditions(tenant: int, filters: StatsFilter) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = [Game.tenant_id == tenant]  # type: ignore[list-item]
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from,
+                                    filters.played_to)
     if filters.player_ids:
-        conditions.append(Player.player_key.in_(filters.player_ids))  # type: ignore[attr-defined]
-    if filters.ruleset:
-        conditions.append(Game.ruleset == filters.ruleset)  # type: ignore[arg-type]
-    if filters.played_from is not None:
-        conditions.append(Game.played_at >= _utc(filters.played_from))  # type: ignore[arg-type, operator]
-    if filters.played_to is not None:
-        conditions.append(Game.played_at < _utc(filters.played_to))  # type: ignore[arg-type, operator]
+        conditions.append(col(Player.player_key).in_(filters.player_ids))
     return conditions
 
 
@@ -342,42 +355,42 @@ def player_stats(
     gp = GamePlayer
     conditions = _stats_conditions(tenant, filters)
 
-    def total(column: Any) -> Any:
+    def total(column: SQLColumnExpression[int]) -> ColumnElement[int]:
         return func.coalesce(func.sum(column), 0)
 
-    won = func.sum(gp.won)
-    decided = func.count(gp.won)
+    won = func.sum(col(gp.won))
+    decided = func.count(col(gp.won))
     query = (
         select(
-            Player.player_key,
-            Player.display_name,
+            col(Player.player_key),
+            col(Player.display_name),
             func.count(),
-            total(case((gp.side == "dealer", 1), else_=0)),
-            total(case((gp.side == "defender", 1), else_=0)),
-            total(gp.tricks_won),
-            total(gp.points_taken),
-            total(gp.throws_tried),
-            total(gp.throws_stood),
-            total(gp.throws_failed),
-            total(gp.kou_di_count),
-            total(gp.kou_di_points),
-            total(gp.levels_gained),
-            total(gp.levels_conceded),
+            total(case((col(gp.side) == "dealer", 1), else_=0)),
+            total(case((col(gp.side) == "defender", 1), else_=0)),
+            total(col(gp.tricks_won)),
+            total(col(gp.points_taken)),
+            total(col(gp.throws_tried)),
+            total(col(gp.throws_stood)),
+            total(col(gp.throws_failed)),
+            total(col(gp.kou_di_count)),
+            total(col(gp.kou_di_points)),
+            total(col(gp.levels_gained)),
+            total(col(gp.levels_conceded)),
             func.coalesce(cast(won, Float) / func.nullif(decided, 0), 0.0),
         )
-        .join(Player, Player.id == gp.player_id)  # type: ignore[arg-type]
-        .join(Game, Game.id == gp.game_id)  # type: ignore[arg-type]
+        .join(Player, col(Player.id) == col(gp.player_id))
+        .join(Game, col(Game.id) == col(gp.game_id))
         .where(*conditions)
-        .group_by(Player.id, Player.player_key, Player.display_name)
-        .order_by(Player.player_key)
+        .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
+        .order_by(col(Player.player_key))
     )
     breaches: dict[str, dict[str, int]] = defaultdict(dict)
     for key, code, count in session.execute(
-        select(Player.player_key, Finding.code, func.count())
-        .join(Player, Player.id == Finding.player_id)  # type: ignore[arg-type]
-        .join(Game, Game.id == Finding.game_id)  # type: ignore[arg-type]
-        .where(Finding.severity == audit_pb2.SEVERITY_BREACH, *conditions)  # type: ignore[arg-type]
-        .group_by(Player.player_key, Finding.code)
+        select(col(Player.player_key), col(Finding.code), func.count())
+        .join(Player, col(Player.id) == col(Finding.player_id))
+        .join(Game, col(Game.id) == col(Finding.game_id))
+        .where(col(Finding.severity) == audit_pb2.SEVERITY_BREACH, *conditions)
+        .group_by(col(Player.player_key), col(Finding.code))
     ):
         breaches[key][code] = count
     return [
@@ -408,12 +421,12 @@ def finding_counts(
 ) -> list[FindingCount]:
     """Findings per code and severity in the selected games (most frequent first)."""
     query = (
-        select(Finding.code, Finding.severity, func.count(),
-               func.count(func.distinct(Finding.game_id)))
-        .join(Game, Game.id == Finding.game_id)  # type: ignore[arg-type]
+        select(col(Finding.code), col(Finding.severity), func.count(),
+               func.count(func.distinct(col(Finding.game_id))))
+        .join(Game, col(Game.id) == col(Finding.game_id))
         .where(*_game_conditions(tenant, filters))
-        .group_by(Finding.code, Finding.severity)
-        .order_by(func.count().desc(), Finding.code)
+        .group_by(col(Finding.code), col(Finding.severity))
+        .order_by(func.count().desc(), col(Finding.code))
     )
     return [FindingCount(code, severity, count, games)
             for code, severity, count, games in session.execute(query)]
@@ -423,15 +436,16 @@ def list_players(session: Session, tenant: int, *, search: str = "") -> list[Pla
     """The tenant's players with their game counts, by player id; ``search`` filters by a
     case-insensitive substring of the id or display name."""
     query = (
-        select(Player.player_key, Player.display_name, func.count(GamePlayer.game_id))
-        .outerjoin(GamePlayer, GamePlayer.player_id == Player.id)  # type: ignore[arg-type]
-        .where(Player.tenant_id == tenant)  # type: ignore[arg-type]
-        .group_by(Player.id, Player.player_key, Player.display_name)
-        .order_by(Player.player_key)
+        select(col(Player.player_key), col(Player.display_name),
+               func.count(col(GamePlayer.game_id)))
+        .outerjoin(GamePlayer, col(GamePlayer.player_id) == col(Player.id))
+        .where(col(Player.tenant_id) == tenant)
+        .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
+        .order_by(col(Player.player_key))
     )
     if search:
         pattern = f"%{search.lower()}%"
-        query = query.where(or_(func.lower(Player.player_key).like(pattern),
-                                func.lower(Player.display_name).like(pattern)))
+        query = query.where(or_(func.lower(col(Player.player_key)).like(pattern),
+                                func.lower(col(Player.display_name)).like(pattern)))
     return [PlayerRow(key, name, games) for key, name, games in session.execute(query)]
 

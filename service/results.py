@@ -93,9 +93,12 @@ def parse_played_at(text: str) -> datetime | None:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    return as_utc(value)
+
+
+def as_utc(value: datetime) -> datetime:
+    """``value`` in UTC; a naive value is taken as UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def utcnow() -> datetime:

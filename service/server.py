@@ -23,7 +23,11 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import (  # type: ignore[import-untyped]  # has .pyi files but no py.typed
+    code_pb2,
+    error_details_pb2,
+    status_pb2,
+)
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
@@ -52,6 +56,12 @@ SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
 _METHOD_PREFIX = f"/{SERVICE_NAME}/"
 _TENANT: contextvars.ContextVar[int] = contextvars.ContextVar("tenant")
 T = TypeVar("T")
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+_Batch = list[tuple[Audited, service_pb2.RecordSummary]]
+"""An upload batch's records with their summaries, once stored."""
 
 
 @dataclass(slots=True)
@@ -142,17 +152,15 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         tenant: int,
         start: int,
         requests: list[service_pb2.UploadRequest],
-        previous: asyncio.Task[list[Audited]] | None,
-    ) -> list[Audited]:
+        previous: asyncio.Task[_Batch] | None,
+    ) -> _Batch:
         reports = await self._audit_in_background(requests)
         items = [make_audited(start + i, request, report)
                  for i, (request, report) in enumerate(zip(requests, reports, strict=True))]
         if previous is not None:
             await previous  # batches are written in stream order, one writer at a time
         summaries = await asyncio.to_thread(store_batch, self.state.sessions, tenant, items)
-        for item, summary in zip(items, summaries, strict=True):
-            item.summary = summary
-        return items
+        return list(zip(items, summaries, strict=True))
 
     async def Upload(
         self,
@@ -165,7 +173,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         # Batches are audited concurrently (one per worker, plus one queued) while the stream is
         # still being read; each is stored after the one before it, so summaries stay in order.
         in_flight = max(config.audit_workers, 1) + 1
-        stores: list[asyncio.Task[list[Audited]]] = []
+        stores: list[asyncio.Task[_Batch]] = []
         batch: list[service_pb2.UploadRequest] = []
         count = 0
 
@@ -191,13 +199,13 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
                         await asyncio.wait(pending[:-in_flight])
             if batch:
                 dispatch()
-            done = [item for items in await asyncio.gather(*stores) for item in items]
+            done = [pair for pairs in await asyncio.gather(*stores) for pair in pairs]
         except BaseException:
             for task in stores:  # a cancelled or failed call stops its queued batches
                 task.cancel()
             raise
-        summaries = [item.summary for item in done]
-        rejected = [item for item in done if item.violations]
+        summaries = [summary for _, summary in done]
+        rejected = [item for item, _ in done if item.violations]
         if count and len(rejected) == count:
             await _abort_bad_request(context, f"all {count} records are malformed",
                                      all_violations(rejected))
@@ -238,11 +246,12 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         return service_pb2.AuditResponse(match_report=report)
 
     async def _read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        tenant = _TENANT.get()
+
         def run() -> T:
             with self.state.sessions() as session:
-                return fn(session, _tenant, *args, **kwargs)
+                return fn(session, tenant, *args, **kwargs)
 
-        _tenant = _TENANT.get()
         return await asyncio.to_thread(run)
 
     async def GetReplay(
@@ -346,9 +355,11 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         return service_pb2.ReauditResponse(report=report)
 
 
-def _handler_with_tenant(handler: grpc.RpcMethodHandler, tenant: int) -> grpc.RpcMethodHandler:
+def _handler_with_tenant(
+    handler: grpc.RpcMethodHandler[Req, Resp], tenant: int
+) -> grpc.RpcMethodHandler[Req, Resp]:
     """The same handler, run with the caller's tenant in ``_TENANT``."""
-    def bind(behavior: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Any]:
+    def bind(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
         async def call(request: Any, context: Any) -> Any:
             _TENANT.set(tenant)  # in this call's own task context
             return await behavior(request, context)
@@ -363,7 +374,9 @@ def _handler_with_tenant(handler: grpc.RpcMethodHandler, tenant: int) -> grpc.Rp
     raise TypeError(f"no tenant binding for handler {handler!r}")
 
 
-def _denied(handler: grpc.RpcMethodHandler, message: str) -> grpc.RpcMethodHandler:
+def _denied(
+    handler: grpc.RpcMethodHandler[Req, Resp], message: str
+) -> grpc.RpcMethodHandler[Req, Resp]:
     async def deny(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 
@@ -386,9 +399,11 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Req, Resp] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Req, Resp] | None:
         handler = await continuation(handler_call_details)
         if handler is None or not handler_call_details.method.startswith(_METHOD_PREFIX):
             return handler

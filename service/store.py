@@ -4,26 +4,31 @@ same transaction, never without its audit. Duplicates (same content hash) are st
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, Row, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlmodel import col
 
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from service.audited import Audited, content_hash, fill_from_match, rejected_summary
 from service.db import SessionFactory
 from service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from service.queries import tenant_id as find_tenant
 from service.results import parse_played_at, seat_results, short_level_result, utcnow
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
 DEFAULT_TENANT = "default"
+
+# What a stored game or match answers a duplicate with: content hash, id, counts and codes.
+_StoredRow = Row[str, str, int, int, int, str]
 
 
 def new_id() -> str:
@@ -34,11 +39,11 @@ def new_id() -> str:
 def ensure_tenant(sessions: SessionFactory, name: str) -> int:
     """The id of the tenant called ``name``, created if missing."""
     with sessions() as session, session.begin():
-        tenant_id = session.scalar(select(Tenant.id).where(Tenant.name == name))
-        if tenant_id is not None:
-            return tenant_id
-        session.execute(_insert_ignore(session, Tenant), [{"name": name, "created_at": utcnow()}])
-        found = session.scalar(select(Tenant.id).where(Tenant.name == name))
+        found = find_tenant(session, name)
+        if found is None:
+            session.execute(_insert_ignore(session, Tenant),
+                            [{"name": name, "created_at": utcnow()}])
+            found = find_tenant(session, name)
         assert found is not None
         return found
 
@@ -54,8 +59,8 @@ def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> d
     """Player ids by record player id, adding new players and keeping the latest display name."""
     if not names:
         return {}
-    query = select(Player.player_key, Player.id, Player.display_name).where(
-        Player.tenant_id == tenant_id, Player.player_key.in_(names)  # type: ignore[attr-defined]
+    query = select(col(Player.player_key), col(Player.id), col(Player.display_name)).where(
+        col(Player.tenant_id) == tenant_id, col(Player.player_key).in_(names)
     )
     rows = session.execute(query).all()
     missing = names.keys() - {key for key, _, _ in rows}
@@ -65,13 +70,15 @@ def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> d
             [{"tenant_id": tenant_id, "player_key": k, "display_name": names[k]} for k in missing],
         )
         rows = session.execute(query).all()
+    ids: dict[str, int] = {}
     for key, player_id, name in rows:
+        assert player_id is not None  # the primary key of a stored row
+        ids[key] = player_id
         if names[key] and names[key] != name:
             session.execute(
-                update(Player).where(Player.id == player_id)  # type: ignore[arg-type]
-                .values(display_name=names[key])
+                update(Player).where(col(Player.id) == player_id).values(display_name=names[key])
             )
-    return {key: player_id for key, player_id, _ in rows}
+    return ids
 
 
 @dataclass(slots=True)
@@ -167,44 +174,61 @@ def _game_rows(
     return game_id
 
 
-def _summary(item: Audited, game_id: str, status: int) -> service_pb2.RecordSummary:
-    summary = service_pb2.RecordSummary(
+def _summary(
+    item: Audited,
+    game_id: str,
+    status: service_pb2.RecordSummary.Status.ValueType,
+    *,
+    breaches: int,
+    scoring_errors: int,
+    warnings: int,
+    codes: Iterable[str],
+) -> service_pb2.RecordSummary:
+    return service_pb2.RecordSummary(
         index=item.index,
         client_ref=item.client_ref,
         record_id=item.record_id,
         game_id=game_id,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         duplicate=status == DUPLICATE,
+        breaches=breaches,
+        scoring_errors=scoring_errors,
+        warnings=warnings,
+        finding_codes=codes,
     )
-    return summary
+
+
+def _duplicate_summary(item: Audited, old: _StoredRow) -> service_pb2.RecordSummary:
+    return _summary(item, old.id, DUPLICATE, breaches=old.breaches,
+                    scoring_errors=old.scoring_errors, warnings=old.warnings,
+                    codes=[c for c in old.finding_codes.split(",") if c])
+
+
+def _existing(
+    session: Session,
+    model: type[Game] | type[Match],
+    tenant_id: int,
+    hashes: list[str],
+    *conditions: ColumnElement[bool],
+) -> dict[str, _StoredRow]:
+    """The tenant's stored games (or matches) with these content hashes, by hash."""
+    if not hashes:
+        return {}
+    query = select(
+        col(model.content_hash), col(model.id), col(model.breaches), col(model.scoring_errors),
+        col(model.warnings), col(model.finding_codes),
+    ).where(col(model.tenant_id) == tenant_id, col(model.content_hash).in_(hashes), *conditions)
+    return {row.content_hash: row for row in session.execute(query)}
 
 
 def _store(
     session: Session, tenant_id: int, items: Sequence[Audited]
 ) -> list[service_pb2.RecordSummary]:
-    games = [i for i in items if i.game is not None]
-    matches = [i for i in items if i.match is not None]
-    existing_games = {
-        row.content_hash: row
-        for row in session.execute(
-            select(Game.content_hash, Game.id, Game.breaches, Game.scoring_errors, Game.warnings,
-                   Game.finding_codes).where(
-                Game.tenant_id == tenant_id,
-                Game.dedupe_scope == "",
-                Game.content_hash.in_([i.content_hash for i in games]),  # type: ignore[attr-defined]
-            )
-        )
-    } if games else {}
-    existing_matches = {
-        row.content_hash: row
-        for row in session.execute(
-            select(Match.content_hash, Match.id, Match.breaches, Match.scoring_errors,
-                   Match.warnings, Match.finding_codes).where(
-                Match.tenant_id == tenant_id,
-                Match.content_hash.in_([i.content_hash for i in matches]),  # type: ignore[attr-defined]
-            )
-        )
-    } if matches else {}
+    existing_games = _existing(session, Game, tenant_id,
+                               [i.content_hash for i in items if i.game is not None],
+                               col(Game.dedupe_scope) == "")
+    existing_matches = _existing(session, Match, tenant_id,
+                                 [i.content_hash for i in items if i.match is not None])
     names: dict[str, str] = {}
     for item in items:
         record = item.game if item.game is not None else item.match
@@ -228,17 +252,14 @@ def _store(
         if item.game is not None and item.report is not None:
             old = existing_games.get(item.content_hash)
             if old is not None:
-                summary = _summary(item, old.id, DUPLICATE)
-                summary.breaches, summary.scoring_errors, summary.warnings = (
-                    old.breaches, old.scoring_errors, old.warnings)
-                summary.finding_codes.extend(c for c in old.finding_codes.split(",") if c)
+                summary = _duplicate_summary(item, old)
             else:
-                game_id = _game_rows(rows, tenant_id, item.game, item.report, player_ids,
+                report = item.report
+                game_id = _game_rows(rows, tenant_id, item.game, report, player_ids,
                                      stored_at, digest=item.content_hash)
-                summary = _summary(item, game_id, STORED)
-                summary.breaches, summary.scoring_errors, summary.warnings = (
-                    item.report.breaches, item.report.scoring_errors, item.report.warnings)
-                summary.finding_codes.extend(_codes(item.report.findings))
+                summary = _summary(item, game_id, STORED, breaches=report.breaches,
+                                   scoring_errors=report.scoring_errors,
+                                   warnings=report.warnings, codes=_codes(report.findings))
         else:
             summary = _store_match(session, rows, tenant_id, item, existing_matches, player_ids,
                                    stored_at)
@@ -256,7 +277,7 @@ def _store_match(
     rows: _Rows,
     tenant_id: int,
     item: Audited,
-    existing: dict[str, Any],
+    existing: dict[str, _StoredRow],
     player_ids: dict[str, int],
     stored_at: datetime,
 ) -> service_pb2.RecordSummary:
@@ -264,12 +285,10 @@ def _store_match(
     assert match is not None and report is not None
     old = existing.get(item.content_hash)
     if old is not None:
-        summary = _summary(item, old.id, DUPLICATE)
-        summary.breaches, summary.scoring_errors, summary.warnings = (
-            old.breaches, old.scoring_errors, old.warnings)
-        summary.finding_codes.extend(c for c in old.finding_codes.split(",") if c)
+        summary = _duplicate_summary(item, old)
         summary.hand_game_ids.extend(session.scalars(
-            select(Game.id).where(Game.match_id == old.id).order_by(Game.hand_index)  # type: ignore[arg-type]
+            select(col(Game.id)).where(col(Game.match_id) == old.id)
+            .order_by(col(Game.hand_index))
         ))
         return summary
     match_id = new_id()
@@ -300,16 +319,14 @@ def _store_match(
     })
     seats: list[int | None] = [player_ids.get(p.id) if p.id else None for p in match.players[:4]]
     rows.findings.extend(_finding_row(f, seats, None, match_id) for f in report.findings)
-    summary = _summary(item, match_id, STORED)
+    summary = _summary(item, match_id, STORED, breaches=counts[audit_pb2.SEVERITY_BREACH],
+                       scoring_errors=counts[audit_pb2.SEVERITY_SCORING_ERROR],
+                       warnings=counts[audit_pb2.SEVERITY_WARNING], codes=codes)
     for i, (hand, hand_report) in enumerate(zip(fill_from_match(match), report.hands, strict=True)):
         summary.hand_game_ids.append(_game_rows(
             rows, tenant_id, hand, hand_report, player_ids, stored_at,
             digest=content_hash(hand), scope=f"{match_id}#{i}", match_id=match_id, hand_index=i,
         ))
-    summary.breaches = counts[audit_pb2.SEVERITY_BREACH]
-    summary.scoring_errors = counts[audit_pb2.SEVERITY_SCORING_ERROR]
-    summary.warnings = counts[audit_pb2.SEVERITY_WARNING]
-    summary.finding_codes.extend(codes)
     return summary
 
 

@@ -132,7 +132,8 @@ def test_replay_page_shows_cards_and_the_breach(
 def test_players_page_draws_its_charts(server: str, browser: object, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 1440, "height": 1500})  # type: ignore[attr-defined]
     page.goto(f"{server}/players")
-    page.wait_for_selector("text=Breaches per 100 hands", timeout=WAIT_MS)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 5",
+                           timeout=WAIT_MS)
     settle(page)
     no_errors(page)
     assert page.locator(".js-plotly-plot").count() == 5

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from service_support import MAX_MESSAGE, PG_URL, ServerThread, Service
 
 from service.client import AuditClient
 from service.db import make_engine, session_factory
 from service.server import ServerConfig
+from tests.service.service_support import MAX_MESSAGE, PG_URL, ServerThread, Service
 
 
 def _postgres_available() -> str | None:

@@ -16,7 +16,6 @@ import grpc
 import pytest
 import typer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ServerThread
 from typer.testing import CliRunner
 
 from auditor.generate import generate_hand
@@ -26,6 +25,7 @@ from service.commands import register
 from service.db import make_engine
 from service.migrate import check, upgrade
 from service.server import ServerConfig
+from tests.service.service_support import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,7 +123,9 @@ def test_sigterm_finishes_in_flight_calls(
         yield service_pb2.UploadRequest(game=hands[1])
 
     with grpc.insecure_channel(target) as channel:
-        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+        # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
+        watch = health_pb2_grpc.HealthStub(channel).Watch(  # type: ignore[attr-defined]
+            health_pb2.HealthCheckRequest())
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
             upload = client.stub.Upload.future(requests(), timeout=60)
