@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from auditor.reading import ReadExchange, tokens
+from auditor.reading import SUITS_BY_PROTO, ReadExchange, tokens
 from chaodipi.v1 import audit_pb2, records_pb2
 from engine.bidding import (
     NO_TRUMP_CHOICE,
@@ -15,6 +15,7 @@ from engine.bidding import (
     BidKind,
     BiddingState,
     Phase,
+    RecordedDraw,
     Unsupported,
     apply_bid,
     bury,
@@ -160,7 +161,8 @@ def _bury(
         result = None
         try:
             result = fallback_trump(
-                rs, replay.read.kitty, state.level, state.first_hand, flips=state.flips
+                rs, replay.read.kitty, state.level, state.first_hand, flips=state.flips,
+                first_drawer=_first_drawer(replay), recorded=_recorded_draw(replay),
             )
         except ValueError as exc:
             replay.find("BID_ILLEGAL", f"nobody declared and the kitty flips are wrong: {exc}",
@@ -181,6 +183,27 @@ def _bury(
     assert state.dealer is not None
     _exchange(replay, state.dealer, exchanges, chao_di=False)
     return state
+
+
+def _first_drawer(replay: HandReplay) -> int | None:
+    sequence = replay.read.draw_sequence
+    return sequence[0][0] if sequence else None
+
+
+def _recorded_draw(replay: HandReplay) -> RecordedDraw | None:
+    """The record's own trump and dealer, for a program that drew them at random."""
+    read = replay.read
+    if read.claim is None or not read.claim.HasField("trump"):
+        return None
+    suit = read.claim.trump.suit
+    if suit != records_pb2.SUIT_NO_TRUMP and suit not in SUITS_BY_PROTO:
+        return None
+    trump = SUITS_BY_PROTO.get(suit)
+    # Without context.dealer, the seat that took up the kitty is the dealer the table had.
+    dealer = read.dealer
+    if dealer is None and read.exchanges:
+        dealer = read.exchanges[0].seat
+    return RecordedDraw(trump, dealer)
 
 
 def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: bool) -> None:

@@ -3,8 +3,8 @@
 ``check_bid`` says why a bid is illegal (or None); ``apply_bid`` returns the next
 state and never changes the old one. Every rules difference is read from
 ``BiddingRule``: the ladder, which ladder entries each kind of bid may show, the
-lock, who may overcall, what joker bids make trump, who deals the first hand, the
-炒底 window and the fallbacks when nobody declares.
+lock, who may overcall and how often, what joker bids make trump, who deals the
+first hand, the 炒底 window and the fallbacks when nobody declares.
 
 A hand's bidding runs through three phases: ``DRAWING`` (declare, lock,
 overcall), ``DRAWN`` (drawing over, kitty not taken: lock, overcall, kitty flips)
@@ -137,13 +137,27 @@ class FallbackResult:
     """Trump when nobody declares, and how it was found (``reason``, for the referee).
 
     ``index`` is the deciding kitty card's place (0-based) or None when no card
-    decides; ``decider`` the seat whose flip decided (FLIP_KITTY with flips given).
+    decides; ``decider`` the seat the fallback makes dealer in a first hand: whose
+    flip decided (FLIP_KITTY with flips given), the first drawer (NO_TRUMP) or the
+    recorded dealer (RECORDED); None when the fallback names nobody.
     """
 
     trump: int | None
     index: int | None
     decider: int | None
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedDraw:
+    """What a record says a program drew at random when nobody declared (RECORDED).
+
+    ``trump`` is a suit (0-3) or None for no-trump; ``dealer`` a seat, or None when
+    the record does not say.
+    """
+
+    trump: int | None
+    dealer: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,9 +230,12 @@ def _ladder_place(rule: BiddingRule, card: int, count: int) -> tuple[str, int] |
 
 
 def _locked_place(rule: BiddingRule, standing: StandingBid) -> tuple[str, int] | None:
-    """A locked declaration stands as one more copy of its card, e.g. ``1:*`` → ``2:H``."""
+    """A locked declaration stands as one more copy of its card, e.g. ``1:*`` → ``2:H``.
+
+    A ladder that does not rank pairs by suit places it on ``2:*``.
+    """
     count = int(standing.entry.partition(":")[0]) + 1
-    return _ladder_place_exact(rule, standing.card, count)
+    return _ladder_place(rule, standing.card, count)
 
 
 def _allowed(rule: BiddingRule, kind: BidKind) -> tuple[str, ...]:
@@ -319,6 +336,11 @@ def _standing_reason(
         return None
     if kind is BidKind.OVERCALL and standing is None:
         return "nothing to overcall: the first bid is a declaration"
+    cap = rule.max_overcalls
+    if kind is BidKind.OVERCALL and cap is not None:
+        made = sum(1 for b in state.bids if b.kind is BidKind.OVERCALL)
+        if made >= cap:
+            return f"{ruleset.id} allows {cap} overcall(s) in a hand; {made} made already"
     if standing is not None and not rule.declarer_may_overcall and standing.seat == bid.seat:
         return (
             f"seat {bid.seat} holds the standing bid and may not bid over it "
@@ -519,12 +541,18 @@ def fallback_trump(
     level: int,
     first_hand: bool,
     flips: Sequence[tuple[int, int]] = (),
+    *,
+    first_drawer: int | None = None,
+    recorded: RecordedDraw | None = None,
 ) -> FallbackResult | Unsupported:
     """Trump when nobody declares, per ``TrumpFallback`` (R-BID).
 
     ``kitty`` is the kitty as dealt, in order. ``flips`` are the ``(seat, card)``
     kitty flips of the record (``BiddingState.flips``); they must turn the kitty's
     cards in order and reach the deciding card, or ``ValueError`` says where not.
+    ``first_drawer`` (the seat dealt the first card, when the record says) deals a
+    first hand under NO_TRUMP; ``recorded`` is the record's trump and dealer, which
+    RECORDED takes as drawn.
     """
     rule = ruleset.bidding
     how = rule.fallback_first_hand if first_hand else rule.fallback_later_hands
@@ -533,6 +561,24 @@ def fallback_trump(
         return Unsupported(
             f"{ruleset.id}: nobody declared in {hand_name} and the rules are silent on trump"
         )
+    if how is TrumpFallback.NO_TRUMP:
+        decider = first_drawer if first_hand else None
+        reason = "nobody declared: no-trump"
+        if decider is not None:
+            reason += f"; seat {decider}, the first drawer, deals"
+        return FallbackResult(None, None, decider, reason)
+    if how is TrumpFallback.RECORDED:
+        if recorded is None:
+            return Unsupported(
+                f"{ruleset.id}: nobody declared, the program drew trump at random and the "
+                "record does not say which"
+            )
+        made = "no-trump" if recorded.trump is None else f"{SUIT_SYMBOLS[recorded.trump]} trump"
+        reason = f"nobody declared: the program drew {made} at random, taken as recorded"
+        if first_hand and recorded.dealer is not None:
+            reason += f", and seat {recorded.dealer} as dealer"
+        decider = recorded.dealer if first_hand else None
+        return FallbackResult(recorded.trump, None, decider, reason)
     if len(kitty) != ruleset.kitty_size:
         raise ValueError(f"a kitty of {len(kitty)} cards; {ruleset.id} has {ruleset.kitty_size}")
     if how is TrumpFallback.KITTY_CARD:

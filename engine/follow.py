@@ -130,6 +130,7 @@ def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]
 
 
 def _format(units: Sequence[Unit], shorter_tractors: bool, throw_tractors: bool) -> _Format:
+    shapes: tuple[tuple[int, int], ...]
     if len(units) == 1:
         shapes = (units[0].shape,)
     elif throw_tractors:

@@ -22,7 +22,7 @@ from engine.ruleset import KittyRule, Ruleset
 from engine.units import Unit
 
 
-def _unit_multiplier(rule: KittyRule, unit: Unit) -> int:
+def _shape_multiplier(rule: KittyRule, unit: Unit) -> int:
     if unit.is_tractor:
         # 连对抠底: ×4×pairs (classic); a flat ×8 for any tractor (anhui).
         return rule.tractor * unit.length if rule.tractor_per_pair else rule.tractor
@@ -40,8 +40,9 @@ def kitty_multiplier(
 
     ``last_lead_units`` are the units of the last trick's lead. After a failed throw
     the caller passes the forced unit alone with ``throw_stood=False``; a standing
-    throw (several units, ``throw_stood=True``) counts ``KittyRule.throw``, or when
-    that is 0 its largest unit only (不进行累加).
+    throw (several units, ``throw_stood=True``) counts ``KittyRule.throw``, else
+    ``throw_per_card`` times its cards, else its largest unit only (不进行累加). A
+    one-unit lead counts ``per_card`` times its cards, else its shape.
     """
     if not last_lead_units:
         raise ValueError("the last lead has no units")
@@ -51,9 +52,15 @@ def kitty_multiplier(
             "a standing throw has several units; a single unit or a forced unit stands alone"
         )
     rule = ruleset.kitty
-    if throw_stood and rule.throw:
-        return rule.throw
-    return max(_unit_multiplier(rule, unit) for unit in last_lead_units)
+    if throw_stood:
+        if rule.throw:
+            return rule.throw
+        if rule.throw_per_card:
+            return rule.throw_per_card * sum(u.size for u in last_lead_units)
+        return max(_shape_multiplier(rule, unit) for unit in last_lead_units)
+    if rule.per_card:
+        return rule.per_card * last_lead_units[0].size
+    return _shape_multiplier(rule, last_lead_units[0])
 
 
 def kitty_bonus(ruleset: Ruleset, kitty_cards: Iterable[int], multiplier: int) -> int:

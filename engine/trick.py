@@ -4,7 +4,9 @@ A play can win only with the lead's exact shape (it can be cut into the same
 units) and all in the led suit or all trump: two trump singles do not beat a pair
 (若是两张主牌单张是无法杀掉对子的). Plays are compared largest unit first (a
 tractor by its top), the first difference decides, and a later play must be
-strictly higher: among equal cards the first played wins.
+strictly higher: among equal cards the first played wins. Under
+``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
+split canonically into the throw's units, and its single highest card decides.
 
 >>> from engine.ruleset import CLASSIC
 >>> from engine.order import trump_context
@@ -22,7 +24,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from engine.order import TRUMP, TrumpContext
-from engine.units import Unit
+from engine.ruleset import ThrowCompare
+from engine.units import Unit, canonical_split
 
 __all__ = ["trick_winner"]
 
@@ -111,6 +114,25 @@ def _set_winner(ctx: TrumpContext, led: int, plays: Sequence[Sequence[int]]) -> 
     return winner
 
 
+def _highest_card_winner(
+    ctx: TrumpContext, led: int, lead_units: Sequence[Unit], plays: Sequence[Sequence[int]]
+) -> int:
+    shapes = sorted(u.shape for u in lead_units)
+    strength = ctx.strength
+    winner, best = 0, max(strength[k] for k in plays[0])
+    for i in range(1, len(plays)):
+        play = plays[i]
+        suit = ctx.suit[play[0]] if play else -1
+        if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
+            continue
+        if sorted(u.shape for u in canonical_split(ctx, play)) != shapes:
+            continue
+        top = max(strength[k] for k in play)
+        if top > best:  # strictly higher: the earlier equal card wins
+            winner, best = i, top
+    return winner
+
+
 def trick_winner(
     ctx: TrumpContext, lead_units: Sequence[Unit], plays: Sequence[Sequence[int]]
 ) -> int:
@@ -122,6 +144,8 @@ def trick_winner(
     led = ctx.suit[lead_units[0].top]
     if len(lead_units) == 1 and lead_units[0].length == 1:
         return _set_winner(ctx, led, plays)
+    if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
+        return _highest_card_winner(ctx, led, lead_units, plays)
     shapes = Counter(u.shape for u in lead_units)
     order = sorted(shapes, key=_shape_order)
     winner, best = 0, _key(ctx, order, lead_units)
