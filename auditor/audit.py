@@ -120,8 +120,12 @@ class HandReplay:
         pos = finding.position
         pos.phase = phase
         for name, value in (
-            ("seat", seat), ("trick", trick), ("play", play), ("bid_index", bid_index),
-            ("exchange_index", exchange_index), ("hand_index", self.hand_index),
+            ("seat", seat),
+            ("trick", trick),
+            ("play", play),
+            ("bid_index", bid_index),
+            ("exchange_index", exchange_index),
+            ("hand_index", self.hand_index),
         ):
             if value is not None:
                 setattr(pos, name, value)
@@ -140,9 +144,7 @@ class HandReplay:
         if self.play_index is not None:
             state.play = self.play_index
         for counts in self.hands:
-            state.hands.add().cards.extend(
-                card_token(k) for k in self._sorted_kinds(counts)
-            )
+            state.hands.add().cards.extend(card_token(k) for k in self._sorted_kinds(counts))
         for seat, cards in self.current:
             state.current_trick.add(seat=seat, cards=tokens(cards))
         state.defenders_points_so_far = self.defenders_points
@@ -204,19 +206,31 @@ class HandReplay:
                 self.find(
                     "DEAL_INVALID",
                     f"seat {seat} was dealt {size} cards; {rs.id} deals {rs.hand_size}",
-                    DEAL, seat=seat,
-                    expected=str(rs.hand_size), recorded=str(size),
+                    DEAL,
+                    seat=seat,
+                    expected=str(rs.hand_size),
+                    recorded=str(size),
                 )
         if len(self.kitty) != rs.kitty_size:
             self.find(
                 "DEAL_INVALID",
                 f"the kitty holds {len(self.kitty)} cards; {rs.id} keeps {rs.kitty_size}",
                 DEAL,
-                expected=str(rs.kitty_size), recorded=str(len(self.kitty)),
+                expected=str(rs.kitty_size),
+                recorded=str(len(self.kitty)),
             )
 
-    def take(self, seat: int, cards: Sequence[int], phase: audit_pb2.Phase.ValueType,
-             what: str, **where: int | None) -> None:
+    def take(
+        self,
+        seat: int,
+        cards: Sequence[int],
+        phase: audit_pb2.Phase.ValueType,
+        what: str,
+        *,
+        trick: int | None = None,
+        play: int | None = None,
+        exchange_index: int | None = None,
+    ) -> None:
         """Remove cards from a hand; cards it does not hold are a finding and are skipped."""
         hand = self.hands[seat]
         absent: list[int] = []
@@ -230,7 +244,12 @@ class HandReplay:
                 "CARD_NOT_IN_HAND",
                 f"seat {seat} {what} {label_cards(absent)} without holding "
                 + ("it" if len(absent) == 1 else "them"),
-                phase, seat=seat, recorded=" ".join(tokens(absent)), **where,
+                phase,
+                seat=seat,
+                recorded=" ".join(tokens(absent)),
+                trick=trick,
+                play=play,
+                exchange_index=exchange_index,
             )
 
     def holds(self, seat: int, cards: Sequence[int]) -> list[int]:
@@ -256,8 +275,12 @@ class HandReplay:
                     "OUT_OF_TURN",
                     f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
                     + ("deals and leads the first trick" if t == 0 else "won the last trick"),
-                    PLAY, seat=leader, trick=t, play=0,
-                    expected=str(expected_leader), recorded=str(leader),
+                    PLAY,
+                    seat=leader,
+                    trick=t,
+                    play=0,
+                    expected=str(expected_leader),
+                    recorded=str(leader),
                 )
             result = results.add(leader=leader)
             self.play_trick(t, trick, result, ctx, rs)
@@ -265,8 +288,12 @@ class HandReplay:
         self.trick_index = self.play_index = None
 
     def play_trick(
-        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
-        ctx: TrumpContext, rs: Ruleset,
+        self,
+        t: int,
+        trick: ReadTrick,
+        result: audit_pb2.TrickResult,
+        ctx: TrumpContext,
+        rs: Ruleset,
     ) -> None:
         plays = trick.plays
         leader = trick.leader
@@ -276,14 +303,21 @@ class HandReplay:
                     "OUT_OF_TURN",
                     f"play {p + 1} of trick {t + 1} was made by seat {play.seat}; "
                     f"seat {(leader + p) % 4} was to play",
-                    PLAY, seat=play.seat, trick=t, play=p,
-                    expected=str((leader + p) % 4), recorded=str(play.seat),
+                    PLAY,
+                    seat=play.seat,
+                    trick=t,
+                    play=p,
+                    expected=str((leader + p) % 4),
+                    recorded=str(play.seat),
                 )
         if len(plays) != 4:
             self.find(
                 "WRONG_CARD_COUNT",
                 f"trick {t + 1} has {len(plays)} plays; every seat plays once",
-                PLAY, trick=t, expected="4", recorded=str(len(plays)),
+                PLAY,
+                trick=t,
+                expected="4",
+                recorded=str(len(plays)),
             )
         lead = plays[0]
         units, mixed = self.check_lead_play(t, trick, result, ctx, rs)
@@ -304,15 +338,24 @@ class HandReplay:
                 self.find(
                     "WRONG_CARD_COUNT",
                     f"seat {seat} played {len(cards)} cards to a lead of {size}",
-                    PLAY, seat=seat, trick=t, play=p,
-                    expected=str(size), recorded=str(len(cards)),
+                    PLAY,
+                    seat=seat,
+                    trick=t,
+                    play=p,
+                    expected=str(size),
+                    recorded=str(len(cards)),
                 )
             elif not mixed and not self.holds(seat, cards):
                 problem = check_follow(ctx, units, hand, cards)
                 if problem is not None:
                     finding = self.find(
-                        problem.code, f"seat {seat} {problem.message}",
-                        PLAY, seat=seat, trick=t, play=p, recorded=" ".join(tokens(cards)),
+                        problem.code,
+                        f"seat {seat} {problem.message}",
+                        PLAY,
+                        seat=seat,
+                        trick=t,
+                        play=p,
+                        recorded=" ".join(tokens(cards)),
                     )
                     finding.evidence.legal_alternative.extend(tokens(problem.alternative))
             if size == 1 and len(cards) == 1 and hand[cards[0]]:
@@ -325,8 +368,12 @@ class HandReplay:
         self.finish_trick(t, trick, result, units, mixed, ctx)
 
     def check_lead_play(
-        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
-        ctx: TrumpContext, rs: Ruleset,
+        self,
+        t: int,
+        trick: ReadTrick,
+        result: audit_pb2.TrickResult,
+        ctx: TrumpContext,
+        rs: Ruleset,
     ) -> tuple[tuple[Unit, ...], bool]:
         """Check the lead (and a throw) and return the units the follows answer."""
         self.trick_penalty = 0
@@ -341,15 +388,22 @@ class HandReplay:
         problem = check_lead(ctx, attempt, split)
         if problem is not None and problem.code == "SPLIT_INVALID":
             self.find(
-                "SPLIT_INVALID", f"seat {seat}'s {problem.message}; the canonical split is used",
-                PLAY, seat=seat, trick=t, play=0,
+                "SPLIT_INVALID",
+                f"seat {seat}'s {problem.message}; the canonical split is used",
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=0,
             )
             split = None
         elif problem is not None:
             self.find(
                 "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "WRONG_CARD_COUNT",
                 f"seat {seat} led {label_cards(attempt) or 'nothing'}: {problem.message}",
-                PLAY, seat=seat, trick=t, play=0,
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=0,
                 recorded=" ".join(tokens(attempt)),
             )
             return (), True
@@ -359,7 +413,10 @@ class HandReplay:
                 self.find(
                     "CARD_NOT_IN_HAND",
                     f"seat {seat} tried to throw {label_cards(absent)} without holding it",
-                    PLAY, seat=seat, trick=t, play=0,
+                    PLAY,
+                    seat=seat,
+                    trick=t,
+                    play=0,
                     recorded=" ".join(tokens(absent)),
                 )
         # The hands are still as before the lead: nothing of this trick is taken yet.
@@ -379,15 +436,22 @@ class HandReplay:
                     "THROW_ENFORCED_WRONGLY",
                     f"the table forced seat {seat}'s throw of {label_cards(attempt)}, "
                     f"but it stood: {verdict.message}",
-                    PLAY, seat=seat, trick=t, play=0,
-                    expected=" ".join(tokens(attempt)), recorded=" ".join(tokens(lead.cards)),
+                    PLAY,
+                    seat=seat,
+                    trick=t,
+                    play=0,
+                    expected=" ".join(tokens(attempt)),
+                    recorded=" ".join(tokens(lead.cards)),
                 )
             elif verdict.forced is not None and sorted(verdict.forced.cards()) != played:
                 finding = self.find(
                     "THROW_ENFORCED_WRONGLY",
                     f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
                     f"the rule forces {verdict.forced.label()}",
-                    PLAY, seat=seat, trick=t, play=0,
+                    PLAY,
+                    seat=seat,
+                    trick=t,
+                    play=0,
                     expected=" ".join(tokens(verdict.forced.cards())),
                     recorded=" ".join(tokens(lead.cards)),
                 )
@@ -398,7 +462,10 @@ class HandReplay:
             finding = self.find(
                 "THROW_NOT_ENFORCED",
                 f"{verdict.message}; the table let the throw stand",
-                PLAY, seat=seat, trick=t, play=0,
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=0,
                 expected=" ".join(tokens(verdict.forced.cards())),
                 recorded=" ".join(tokens(lead.cards)),
             )
@@ -418,8 +485,13 @@ class HandReplay:
             )
 
     def finish_trick(
-        self, t: int, trick: ReadTrick, result: audit_pb2.TrickResult,
-        units: tuple[Unit, ...], mixed: bool, ctx: TrumpContext,
+        self,
+        t: int,
+        trick: ReadTrick,
+        result: audit_pb2.TrickResult,
+        units: tuple[Unit, ...],
+        mixed: bool,
+        ctx: TrumpContext,
     ) -> None:
         plays = trick.plays
         claim = trick.claim
@@ -447,23 +519,31 @@ class HandReplay:
                     "TRICK_WINNER_MISMATCH",
                     f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
                     f"with {label_cards(plays[index].cards)}",
-                    PLAY, trick=t, seat=claim.winner,
-                    expected=str(winner), recorded=str(claim.winner),
+                    PLAY,
+                    trick=t,
+                    seat=claim.winner,
+                    expected=str(winner),
+                    recorded=str(claim.winner),
                 )
             if claim.HasField("points") and claim.points != points:
                 self.find(
                     "TRICK_POINTS_MISMATCH",
                     f"trick {t + 1} holds {points} points; {claim.points} were claimed",
-                    PLAY, trick=t,
-                    expected=str(points), recorded=str(claim.points),
+                    PLAY,
+                    trick=t,
+                    expected=str(points),
+                    recorded=str(claim.points),
                 )
             due = abs(self.trick_penalty)
             if claim.HasField("penalty") and claim.penalty != due:
                 self.find(
                     "PENALTY_MISMATCH",
                     f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",
-                    PLAY, trick=t, seat=trick.leader,
-                    expected=str(due), recorded=str(claim.penalty),
+                    PLAY,
+                    trick=t,
+                    seat=trick.leader,
+                    expected=str(due),
+                    recorded=str(claim.penalty),
                 )
         if self.want_steps:
             self.current = []
@@ -529,13 +609,17 @@ class HandReplay:
         if claim is None:
             return
         computed = self.computed
-        if claim.HasField("kitty_multiplier") and claim.kitty_multiplier != computed.kitty_multiplier:
+        if (
+            claim.HasField("kitty_multiplier")
+            and claim.kitty_multiplier != computed.kitty_multiplier
+        ):
             self.find(
                 "KITTY_MISMATCH",
                 f"the kitty multiplier is ×{computed.kitty_multiplier}; "
                 f"×{claim.kitty_multiplier} was claimed",
                 SCORING,
-                expected=str(computed.kitty_multiplier), recorded=str(claim.kitty_multiplier),
+                expected=str(computed.kitty_multiplier),
+                recorded=str(claim.kitty_multiplier),
             )
         if claim.HasField("kitty_bonus") and claim.kitty_bonus != computed.kitty_bonus:
             why = (
@@ -545,26 +629,36 @@ class HandReplay:
             )
             self.find(
                 "KITTY_MISMATCH",
-                f"the kitty bonus is {computed.kitty_bonus} ({why}); {claim.kitty_bonus} was claimed",
+                f"the kitty bonus is {computed.kitty_bonus} ({why}); "
+                f"{claim.kitty_bonus} was claimed",
                 SCORING,
-                expected=str(computed.kitty_bonus), recorded=str(claim.kitty_bonus),
+                expected=str(computed.kitty_bonus),
+                recorded=str(claim.kitty_bonus),
             )
-        if claim.HasField("defenders_points") and claim.defenders_points != computed.defenders_points:
+        if (
+            claim.HasField("defenders_points")
+            and claim.defenders_points != computed.defenders_points
+        ):
             self.find(
                 "SCORE_MISMATCH",
                 f"the defenders took {computed.defenders_points} points; "
                 f"{claim.defenders_points} were claimed",
                 SCORING,
-                expected=str(computed.defenders_points), recorded=str(claim.defenders_points),
+                expected=str(computed.defenders_points),
+                recorded=str(claim.defenders_points),
             )
         if claim.HasField("level_result"):
             want, got = computed.level_result, claim.level_result
-            if (want.outcome, want.levels) != (got.outcome, got.levels) or (
-                got.dealer_team_level_after
-                and got.dealer_team_level_after != want.dealer_team_level_after
-            ) or (
-                got.defender_team_level_after
-                and got.defender_team_level_after != want.defender_team_level_after
+            if (
+                (want.outcome, want.levels) != (got.outcome, got.levels)
+                or (
+                    got.dealer_team_level_after
+                    and got.dealer_team_level_after != want.dealer_team_level_after
+                )
+                or (
+                    got.defender_team_level_after
+                    and got.defender_team_level_after != want.defender_team_level_after
+                )
             ):
                 self.find(
                     "LEVEL_MISMATCH",
@@ -572,16 +666,20 @@ class HandReplay:
                     f"{_levels_after(want)}; {describe_result(got)}{_levels_after(got)} "
                     "was claimed",
                     SCORING,
-                    expected=describe_result(want), recorded=describe_result(got),
+                    expected=describe_result(want),
+                    recorded=describe_result(got),
                 )
-        if claim.HasField("next_dealer") and computed.HasField("next_dealer") and (
-            claim.next_dealer != computed.next_dealer
+        if (
+            claim.HasField("next_dealer")
+            and computed.HasField("next_dealer")
+            and (claim.next_dealer != computed.next_dealer)
         ):
             self.find(
                 "DEALER_MISMATCH",
                 f"seat {computed.next_dealer} deals next; seat {claim.next_dealer} was claimed",
                 SCORING,
-                expected=str(computed.next_dealer), recorded=str(claim.next_dealer),
+                expected=str(computed.next_dealer),
+                recorded=str(claim.next_dealer),
             )
         if claim.HasField("trump"):
             want_trump, got_trump = computed.trump, claim.trump
@@ -590,7 +688,8 @@ class HandReplay:
                     "BID_ILLEGAL",
                     f"trump is {_trump_text(want_trump)}; {_trump_text(got_trump)} was claimed",
                     BIDDING,
-                    expected=_trump_text(want_trump), recorded=_trump_text(got_trump),
+                    expected=_trump_text(want_trump),
+                    recorded=_trump_text(got_trump),
                     severity=audit_pb2.SEVERITY_SCORING_ERROR,
                 )
 
@@ -619,8 +718,11 @@ def _trump_text(trump: records_pb2.Trump) -> str:
 
 def tally_findings(report: audit_pb2.AuditReport) -> None:
     """Count the report's findings by severity."""
-    counts = {audit_pb2.SEVERITY_BREACH: 0, audit_pb2.SEVERITY_SCORING_ERROR: 0,
-              audit_pb2.SEVERITY_WARNING: 0}
+    counts = {
+        audit_pb2.SEVERITY_BREACH: 0,
+        audit_pb2.SEVERITY_SCORING_ERROR: 0,
+        audit_pb2.SEVERITY_WARNING: 0,
+    }
     for finding in report.findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1
     report.breaches = counts[audit_pb2.SEVERITY_BREACH]
@@ -628,7 +730,9 @@ def tally_findings(report: audit_pb2.AuditReport) -> None:
     report.warnings = counts[audit_pb2.SEVERITY_WARNING]
 
 
-def rejected(record_id: str, ruleset: str, violations: Sequence[Violation]) -> audit_pb2.AuditReport:
+def rejected(
+    record_id: str, ruleset: str, violations: Sequence[Violation]
+) -> audit_pb2.AuditReport:
     """A report for a record that could not be replayed: its violations, nothing computed."""
     report = audit_pb2.AuditReport(record_id=record_id, ruleset=ruleset)
     for v in violations:
@@ -660,7 +764,7 @@ def audit_steps(record: records_pb2.GameRecord) -> Iterator[audit_pb2.StepState]
 def audit_match(
     match: records_pb2.MatchRecord, *, ruleset: Ruleset | None = None, steps: bool = False
 ) -> audit_pb2.MatchAuditReport:
-    """Audit every hand of a match and the levels, dealers and result from hand to hand (R-MATCH)."""
+    """Audit every hand of a match, and levels, dealers and result hand to hand (R-MATCH)."""
     report = audit_pb2.MatchAuditReport(match_id=match.match_id)
     if ruleset is None:
         resolved = resolve_ruleset(match.ruleset, match.ruleset_overrides_json)
@@ -705,8 +809,16 @@ class _MatchChain:
         self.dealer_team: int | None = None
         self.winner: int | None = None
 
-    def find(self, code: str, message: str, hand: int, *, expected: str, recorded: str,
-             seat: int | None = None) -> None:
+    def find(
+        self,
+        code: str,
+        message: str,
+        hand: int,
+        *,
+        expected: str,
+        recorded: str,
+        seat: int | None = None,
+    ) -> None:
         info = CODES[code]
         finding = self.report.findings.add(
             code=code, severity=info.severity, message=message, rule_id="R-MATCH"
@@ -724,14 +836,18 @@ class _MatchChain:
             self.find(
                 "LEVEL_MISMATCH",
                 f"hand {i + 1} was played after team {self.winner} had won the match",
-                i, expected="no further hands", recorded=f"hand {i + 1}",
+                i,
+                expected="no further hands",
+                recorded=f"hand {i + 1}",
             )
         elif self.levels is not None and recorded != self.levels:
             self.find(
                 "LEVEL_MISMATCH",
                 f"hand {i + 1} starts at levels {recorded[0]}/{recorded[1]} (team 0/team 1); "
                 f"the previous hand left {self.levels[0]}/{self.levels[1]}",
-                i, expected="/".join(self.levels), recorded="/".join(recorded),
+                i,
+                expected="/".join(self.levels),
+                recorded="/".join(recorded),
             )
         computed = hand.computed
         dealer = computed.dealer if computed.HasField("dealer") else None
@@ -740,14 +856,19 @@ class _MatchChain:
                 self.find(
                     "DEALER_MISMATCH",
                     f"hand {i + 1} was dealt by seat {dealer}; seat {self.dealer} was due to deal",
-                    i, expected=str(self.dealer), recorded=str(dealer), seat=dealer,
+                    i,
+                    expected=str(self.dealer),
+                    recorded=str(dealer),
+                    seat=dealer,
                 )
             elif dealer % 2 != self.dealer_team:
                 self.find(
                     "DEALER_MISMATCH",
                     f"hand {i + 1} was dealt by seat {dealer} of team {dealer % 2}; "
                     f"team {self.dealer_team} held the deal",
-                    i, expected=f"team {self.dealer_team}", recorded=f"team {dealer % 2}",
+                    i,
+                    expected=f"team {self.dealer_team}",
+                    recorded=f"team {dealer % 2}",
                     seat=dealer,
                 )
         if not computed.HasField("level_result") or dealer is None:
@@ -774,13 +895,17 @@ class _MatchChain:
         if claim is None:
             return
         n = len(self.report.hands)
-        if claim.HasField("winning_team") and self.winner is not None and (
-            claim.winning_team != self.winner
+        if (
+            claim.HasField("winning_team")
+            and self.winner is not None
+            and (claim.winning_team != self.winner)
         ):
             self.find(
                 "LEVEL_MISMATCH",
                 f"team {self.winner} won the match; team {claim.winning_team} was claimed",
-                n, expected=f"team {self.winner}", recorded=f"team {claim.winning_team}",
+                n,
+                expected=f"team {self.winner}",
+                recorded=f"team {claim.winning_team}",
             )
         if self.levels is not None and self.winner is None:
             claimed = (claim.team0_final_level, claim.team1_final_level)
@@ -789,5 +914,7 @@ class _MatchChain:
                     "LEVEL_MISMATCH",
                     f"the match ends at {self.levels[0]}/{self.levels[1]} (team 0/team 1); "
                     f"{claimed[0]}/{claimed[1]} was claimed",
-                    n, expected="/".join(self.levels), recorded="/".join(claimed),
+                    n,
+                    expected="/".join(self.levels),
+                    recorded="/".join(claimed),
                 )

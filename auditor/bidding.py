@@ -11,9 +11,9 @@ from chaodipi.v1 import audit_pb2, records_pb2
 from engine.bidding import (
     NO_TRUMP_CHOICE,
     Bid,
+    BiddingState,
     BidError,
     BidKind,
-    BiddingState,
     Phase,
     RecordedDraw,
     Unsupported,
@@ -52,7 +52,9 @@ class BiddingOutcome:
     overcalls: int
 
 
-def _bid_hand(replay: HandReplay, seat: int, drawn_total: int | None) -> tuple[list[int], int | None]:
+def _bid_hand(
+    replay: HandReplay, seat: int, drawn_total: int | None
+) -> tuple[list[int], int | None]:
     """The bidder's cards for the check, and how many of them were drawn by then."""
     sequence = replay.read.draw_sequence
     if sequence is None or drawn_total is None:
@@ -104,8 +106,11 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
         reason = check_bid(rs, state, bid, hand=hand)
         if reason is not None:
             replay.find(
-                "BID_ILLEGAL", f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: "
-                f"{reason}", BIDDING, seat=event.seat, bid_index=i,
+                "BID_ILLEGAL",
+                f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: {reason}",
+                BIDDING,
+                seat=event.seat,
+                bid_index=i,
                 recorded=" ".join(tokens(event.cards)),
             )
             continue
@@ -128,7 +133,9 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
         replay.find(
             "KITTY_INVALID",
             f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
-            KITTY, seat=extra.seat, exchange_index=j,
+            KITTY,
+            seat=extra.seat,
+            exchange_index=j,
         )
     if state.draw_unchecked:
         replay.notes.append(
@@ -141,8 +148,10 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
             "DEALER_MISMATCH",
             f"the bidding makes seat {state.dealer} the dealer; the record says seat "
             f"{recorded_dealer}",
-            BIDDING, seat=recorded_dealer,
-            expected=str(state.dealer), recorded=str(recorded_dealer),
+            BIDDING,
+            seat=recorded_dealer,
+            expected=str(state.dealer),
+            recorded=str(recorded_dealer),
         )
     level = read.team_levels[state.dealer % 2] if read.first_hand else level
     return BiddingOutcome(level, state.trump, state.dealer, state.stake)
@@ -161,12 +170,18 @@ def _bury(
         result = None
         try:
             result = fallback_trump(
-                rs, replay.read.kitty, state.level, state.first_hand, flips=state.flips,
-                first_drawer=_first_drawer(replay), recorded=_recorded_draw(replay),
+                rs,
+                replay.read.kitty,
+                state.level,
+                state.first_hand,
+                flips=state.flips,
+                first_drawer=_first_drawer(replay),
+                recorded=_recorded_draw(replay),
             )
         except ValueError as exc:
-            replay.find("BID_ILLEGAL", f"nobody declared and the kitty flips are wrong: {exc}",
-                        BIDDING)
+            replay.find(
+                "BID_ILLEGAL", f"nobody declared and the kitty flips are wrong: {exc}", BIDDING
+            )
             return None
         if isinstance(result, Unsupported):
             replay.find("UNSUPPORTED", result.reason, BIDDING)
@@ -215,7 +230,8 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
         replay.find(
             "KITTY_INVALID",
             f"{who} (seat {seat}) took up no kitty in the record; the kitty is kept as it lies",
-            KITTY, seat=seat,
+            KITTY,
+            seat=seat,
         )
         return
     j, ex = step
@@ -223,14 +239,20 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
         replay.find(
             "KITTY_INVALID",
             f"kitty exchange {j + 1} was made by seat {ex.seat}; {who} is seat {seat}",
-            KITTY, seat=ex.seat, exchange_index=j, expected=str(seat), recorded=str(ex.seat),
+            KITTY,
+            seat=ex.seat,
+            exchange_index=j,
+            expected=str(seat),
+            recorded=str(ex.seat),
         )
     if sorted(ex.picked_up) != sorted(replay.kitty):
         replay.find(
             "KITTY_INVALID",
             f"seat {ex.seat} picked up {label_cards(ex.picked_up)}; the kitty was "
             f"{label_cards(replay.kitty)}",
-            KITTY, seat=ex.seat, exchange_index=j,
+            KITTY,
+            seat=ex.seat,
+            exchange_index=j,
             expected=" ".join(tokens(replay.kitty)),
             recorded=" ".join(tokens(ex.picked_up)),
         )
@@ -238,8 +260,11 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
         replay.find(
             "KITTY_INVALID",
             f"seat {ex.seat} buried {len(ex.buried)} cards; the kitty holds {rs.kitty_size}",
-            KITTY, seat=ex.seat, exchange_index=j,
-            expected=str(rs.kitty_size), recorded=str(len(ex.buried)),
+            KITTY,
+            seat=ex.seat,
+            exchange_index=j,
+            expected=str(rs.kitty_size),
+            recorded=str(len(ex.buried)),
         )
     hand = replay.hands[ex.seat]
     for k in replay.kitty:

@@ -25,26 +25,86 @@ class Code:
 CODES: Final[dict[str, Code]] = {
     c.name: c
     for c in (
-        Code("DEAL_INVALID", BREACH, "§1", "the deal is not the ruleset's deck in its hand and kitty sizes"),
-        Code("CARD_NOT_IN_HAND", BREACH, "§1", "a card played, shown or buried was not in that hand"),
+        Code(
+            "DEAL_INVALID",
+            BREACH,
+            "§1",
+            "the deal is not the ruleset's deck in its hand and kitty sizes",
+        ),
+        Code(
+            "CARD_NOT_IN_HAND", BREACH, "§1", "a card played, shown or buried was not in that hand"
+        ),
         Code("OUT_OF_TURN", BREACH, "R-WIN", "a seat led or played out of turn"),
-        Code("WRONG_CARD_COUNT", BREACH, "R-FOLLOW", "a follow had not as many cards as the lead, or a hand did not end empty"),
-        Code("BID_ILLEGAL", BREACH, "R-BID", "a declaration, lock, overcall or 炒底 the rules do not allow"),
-        Code("KITTY_INVALID", BREACH, "R-BID", "a kitty pick-up or bury that does not fit the kitty or the hand"),
+        Code(
+            "WRONG_CARD_COUNT",
+            BREACH,
+            "R-FOLLOW",
+            "a follow had not as many cards as the lead, or a hand did not end empty",
+        ),
+        Code(
+            "BID_ILLEGAL",
+            BREACH,
+            "R-BID",
+            "a declaration, lock, overcall or 炒底 the rules do not allow",
+        ),
+        Code(
+            "KITTY_INVALID",
+            BREACH,
+            "R-BID",
+            "a kitty pick-up or bury that does not fit the kitty or the hand",
+        ),
         Code("LEAD_MIXED_SUITS", BREACH, "R-LEAD", "a lead not all of one effective suit"),
-        Code("THROW_NOT_ENFORCED", BREACH, "R-THROW-CHECK", "a throw that could be beaten was let stand"),
-        Code("THROW_ENFORCED_WRONGLY", BREACH, "R-THROW-FORCE", "the table forced a throw that stood, or forced the wrong unit"),
+        Code(
+            "THROW_NOT_ENFORCED",
+            BREACH,
+            "R-THROW-CHECK",
+            "a throw that could be beaten was let stand",
+        ),
+        Code(
+            "THROW_ENFORCED_WRONGLY",
+            BREACH,
+            "R-THROW-FORCE",
+            "the table forced a throw that stood, or forced the wrong unit",
+        ),
         Code("FOLLOW_REVOKE", BREACH, "R-FOLLOW-SUIT", "did not follow suit while able"),
-        Code("FOLLOW_SHAPE", BREACH, "R-FOLLOW-SHAPE", "did not play a pair, triple or tractor while able"),
-        Code("TRICK_WINNER_MISMATCH", SCORING, "R-WIN", "the claimed winner of a trick is not the winner"),
-        Code("TRICK_POINTS_MISMATCH", SCORING, "R-SCORE", "the claimed points of a trick are wrong"),
+        Code(
+            "FOLLOW_SHAPE",
+            BREACH,
+            "R-FOLLOW-SHAPE",
+            "did not play a pair, triple or tractor while able",
+        ),
+        Code(
+            "TRICK_WINNER_MISMATCH",
+            SCORING,
+            "R-WIN",
+            "the claimed winner of a trick is not the winner",
+        ),
+        Code(
+            "TRICK_POINTS_MISMATCH", SCORING, "R-SCORE", "the claimed points of a trick are wrong"
+        ),
         Code("PENALTY_MISMATCH", SCORING, "R-THROW-PENALTY", "the claimed throw penalty is wrong"),
-        Code("KITTY_MISMATCH", SCORING, "R-KITTY", "the claimed kitty multiplier or bonus is wrong"),
+        Code(
+            "KITTY_MISMATCH", SCORING, "R-KITTY", "the claimed kitty multiplier or bonus is wrong"
+        ),
         Code("SCORE_MISMATCH", SCORING, "R-SCORE", "the claimed defenders' total is wrong"),
-        Code("LEVEL_MISMATCH", SCORING, "R-LEVEL", "the claimed level change (or a match's levels) is wrong"),
-        Code("DEALER_MISMATCH", SCORING, "R-MATCH-DEALER", "the claimed or recorded dealer is wrong"),
+        Code(
+            "LEVEL_MISMATCH",
+            SCORING,
+            "R-LEVEL",
+            "the claimed level change (or a match's levels) is wrong",
+        ),
+        Code(
+            "DEALER_MISMATCH", SCORING, "R-MATCH-DEALER", "the claimed or recorded dealer is wrong"
+        ),
         Code("UNSUPPORTED", WARNING, "R-BID", "the record needs a rule the ruleset leaves open"),
-        Code("SPLIT_INVALID", WARNING, "R-UNIT-SPLIT", "a declared split that does not fit the lead"),
-        Code("RECORD_INCOMPLETE", WARNING, "R-SCORE", "the record stops before the hand is played out"),
+        Code(
+            "SPLIT_INVALID", WARNING, "R-UNIT-SPLIT", "a declared split that does not fit the lead"
+        ),
+        Code(
+            "RECORD_INCOMPLETE",
+            WARNING,
+            "R-SCORE",
+            "the record stops before the hand is played out",
+        ),
     )
 }

@@ -77,15 +77,20 @@ def _hands_before(record: Record, trick: int) -> list[Counter[int]]:
 
 def _context(record: Record) -> TrumpContext:
     trump = record.claim.trump
-    suits = {records_pb2.SUIT_SPADES: 0, records_pb2.SUIT_HEARTS: 1,
-             records_pb2.SUIT_CLUBS: 2, records_pb2.SUIT_DIAMONDS: 3}
+    suits = {
+        records_pb2.SUIT_SPADES: 0,
+        records_pb2.SUIT_HEARTS: 1,
+        records_pb2.SUIT_CLUBS: 2,
+        records_pb2.SUIT_DIAMONDS: 3,
+    }
     return trump_context(
         get_ruleset(record.ruleset), "23456789TJQKA".index(trump.level), suits.get(trump.suit)
     )
 
 
-def _later_play(record: Record, seat: int, after: int, want: Callable[[int], bool]
-                ) -> tuple[int, int, int] | None:
+def _later_play(
+    record: Record, seat: int, after: int, want: Callable[[int], bool]
+) -> tuple[int, int, int] | None:
     """(trick, play, card index) of a later card of ``seat`` that satisfies ``want``."""
     for t in range(after + 1, len(record.tricks)):
         for p, play in enumerate(record.tricks[t].plays):
@@ -97,6 +102,11 @@ def _later_play(record: Record, seat: int, after: int, want: Callable[[int], boo
     return None
 
 
+def _off_suit(ctx: TrumpContext, led: int) -> Callable[[int], bool]:
+    """A test for cards outside the led effective suit."""
+    return lambda k: ctx.suit[k] != led
+
+
 def _swap(record: Record, a: tuple[int, int, int], b: tuple[int, int, int]) -> None:
     first = record.tricks[a[0]].plays[a[1]].cards
     second = record.tricks[b[0]].plays[b[1]].cards
@@ -106,7 +116,9 @@ def _swap(record: Record, a: tuple[int, int, int], b: tuple[int, int, int]) -> N
 def _deal_invalid(r: Record, rng: random.Random) -> Planted | None:
     deck = r.draw_order.deck
     i = rng.randrange(len(deck) - get_ruleset(r.ruleset).kitty_size)
-    deck[i] = next(card_token(k) for k in rng.sample(range(KINDS), KINDS) if card_token(k) != deck[i])
+    deck[i] = next(
+        card_token(k) for k in rng.sample(range(KINDS), KINDS) if card_token(k) != deck[i]
+    )
     return Planted("DEAL_INVALID", audit_pb2.PHASE_DEAL)
 
 
@@ -165,7 +177,7 @@ def _lead_mixed_suits(r: Record, rng: random.Random) -> Planted | None:
         if len(lead.cards) < 2 or lead.attempted:
             continue
         led = ctx.suit[TOKEN_KINDS[lead.cards[0]]]
-        later = _later_play(r, lead.seat, t, lambda k, led=led: ctx.suit[k] != led)
+        later = _later_play(r, lead.seat, t, _off_suit(ctx, led))
         if later is not None:
             _swap(r, (t, 0, len(lead.cards) - 1), later)
             return Planted("LEAD_MIXED_SUITS", audit_pb2.PHASE_PLAY, t, 0, lead.seat)
@@ -211,7 +223,7 @@ def _follow_revoke(r: Record, rng: random.Random) -> Planted | None:
             on_suit = [i for i, c in enumerate(play.cards) if ctx.suit[TOKEN_KINDS[c]] == led]
             if not on_suit:
                 continue
-            later = _later_play(r, play.seat, t, lambda k, led=led: ctx.suit[k] != led)
+            later = _later_play(r, play.seat, t, _off_suit(ctx, led))
             if later is not None:
                 _swap(r, (t, p, on_suit[0]), later)
                 return Planted("FOLLOW_REVOKE", audit_pb2.PHASE_PLAY, t, p, play.seat)
@@ -232,11 +244,14 @@ def _follow_shape(r: Record, rng: random.Random) -> Planted | None:
                 continue
             pair = TOKEN_KINDS[play.cards[0]]
             held = _hands_before(r, t)[play.seat]
-            later = _later_play(
-                r, play.seat, t,
-                lambda k, led=led, pair=pair, held=held: ctx.suit[k] == led and k != pair
-                and held[k] == 1,
-            )
+
+            def lone_card(
+                k: int, led: int = led, pair: int = pair, held: Counter[int] = held
+            ) -> bool:
+                # A single of the led suit: swapping it in breaks the pair without a new one.
+                return ctx.suit[k] == led and k != pair and held[k] == 1
+
+            later = _later_play(r, play.seat, t, lone_card)
             if later is not None:
                 _swap(r, (t, p, 1), later)
                 return Planted("FOLLOW_SHAPE", audit_pb2.PHASE_PLAY, t, p, play.seat)

@@ -22,8 +22,8 @@ from chaodipi.v1 import records_pb2
 from engine.bidding import (
     NO_TRUMP_CHOICE,
     Bid,
-    BidKind,
     BiddingState,
+    BidKind,
     FallbackResult,
     Unsupported,
     apply_bid,
@@ -33,18 +33,33 @@ from engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from engine.cards import BIG_JOKER, KINDS, LITTLE_JOKER, POINTS, RANK_LETTERS, SUIT_LETTERS, full_deck, kind_of, rank_of
+from engine.cards import (
+    BIG_JOKER,
+    KINDS,
+    LITTLE_JOKER,
+    POINTS,
+    RANK_LETTERS,
+    SUIT_LETTERS,
+    full_deck,
+    kind_of,
+    rank_of,
+)
 from engine.follow import legal_follow
 from engine.lead import check_throw, lead_units
 from engine.order import TRUMP, TrumpContext, trump_context
-from engine.trick import trick_winner
 from engine.ruleset import NextDealer, Ruleset, TrumpFallback, get_ruleset
+from engine.trick import trick_winner
 from engine.units import Unit, canonical_split
 
 PLAYERS = (
-    ("li.wei", "Li Wei"), ("wang.fang", "Wang Fang"), ("zhang.min", "Zhang Min"),
-    ("liu.yang", "Liu Yang"), ("chen.jing", "Chen Jing"), ("yang.lei", "Yang Lei"),
-    ("zhao.qiang", "Zhao Qiang"), ("huang.li", "Huang Li"),
+    ("li.wei", "Li Wei"),
+    ("wang.fang", "Wang Fang"),
+    ("zhang.min", "Zhang Min"),
+    ("liu.yang", "Liu Yang"),
+    ("chen.jing", "Chen Jing"),
+    ("yang.lei", "Yang Lei"),
+    ("zhao.qiang", "Zhao Qiang"),
+    ("huang.li", "Huang Li"),
 )
 EPOCH = datetime(2026, 11, 1, 19, 0, tzinfo=UTC)
 BID_KINDS = {
@@ -67,22 +82,27 @@ class _Table:
         self.rs, self.rng, self.record = rs, rng, record
         self.hands = [[0] * KINDS for _ in range(4)]
 
-    def bid(self, state: BiddingState, bid: Bid, hand: Sequence[int], drawn_total: int | None
-            ) -> BiddingState:
+    def bid(
+        self, state: BiddingState, bid: Bid, hand: Sequence[int], drawn_total: int | None
+    ) -> BiddingState:
         if check_bid(self.rs, state, bid, hand=hand) is not None:
             return state
-        event = self.record.bids.add(seat=bid.seat, kind=BID_KINDS[bid.kind], cards=tokens(bid.cards))
+        event = self.record.bids.add(
+            seat=bid.seat, kind=BID_KINDS[bid.kind], cards=tokens(bid.cards)
+        )
         if bid.trump_choice is not None:
             event.trump_chosen = (
-                records_pb2.SUIT_NO_TRUMP if bid.trump_choice == NO_TRUMP_CHOICE
+                records_pb2.SUIT_NO_TRUMP
+                if bid.trump_choice == NO_TRUMP_CHOICE
                 else PROTO_SUITS[SUIT_LETTERS.index(bid.trump_choice)]
             )
         if drawn_total is not None:
             event.drawn_count = drawn_total
         return apply_bid(self.rs, state, bid, hand=hand)
 
-    def candidates(self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
-                   ) -> list[Bid]:
+    def candidates(
+        self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
+    ) -> list[Bid]:
         """Bids this seat could show: level cards of a suit and jokers, in every count held."""
         cards = [kind_of(s, state.level) for s in range(4)] + [LITTLE_JOKER, BIG_JOKER]
         used = [k for s, k in state.shown if s == seat]
@@ -90,7 +110,9 @@ class _Table:
         for card in cards:
             have = sum(1 for k in held if k == card) - used.count(card)
             for n in range(1, have + 1):
-                choice = self.rng.choice([*SUIT_LETTERS, NO_TRUMP_CHOICE]) if card == BIG_JOKER else None
+                choice = (
+                    self.rng.choice([*SUIT_LETTERS, NO_TRUMP_CHOICE]) if card == BIG_JOKER else None
+                )
                 bids.append(Bid(seat, kind, (card,) * n, choice, None))
         return bids
 
@@ -111,8 +133,10 @@ class _Table:
                 kinds = [BidKind.OVERCALL]
             for kind in kinds:
                 options = [
-                    b for b in self.candidates(state, seat, drawn[seat], kind)
-                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), hand=drawn[seat]) is None
+                    b
+                    for b in self.candidates(state, seat, drawn[seat], kind)
+                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), hand=drawn[seat])
+                    is None
                 ]
                 if options:
                     pick = _timed(self.rng.choice(options), len(drawn[seat]))
@@ -124,15 +148,20 @@ class _Table:
         """Take the kitty: the fallback trump when nobody declared, then the bury."""
         fallback: FallbackResult | None = None
         if state.standing is None:
-            how = (self.rs.bidding.fallback_first_hand if state.first_hand
-                   else self.rs.bidding.fallback_later_hands)
+            how = (
+                self.rs.bidding.fallback_first_hand
+                if state.first_hand
+                else self.rs.bidding.fallback_later_hands
+            )
             if how is TrumpFallback.FLIP_KITTY:
                 for j, card in enumerate(kitty):
                     flip = Bid((first + j) % 4, BidKind.KITTY_FLIP, (card,))
                     state = self.bid(state, flip, [], None)
                     if rank_of(card) == state.level:
                         break
-            result = fallback_trump(self.rs, kitty, state.level, state.first_hand, flips=state.flips)
+            result = fallback_trump(
+                self.rs, kitty, state.level, state.first_hand, flips=state.flips
+            )
             if isinstance(result, Unsupported):
                 return None
             fallback = result
@@ -169,8 +198,11 @@ class _Table:
             if verdict.stands or verdict.forced is None:
                 return attempt, []
             return verdict.forced.cards(), attempt
-        unit = max(units, key=lambda u: (u.size, self.rng.random())) if self.rng.random() < 0.5 \
+        unit = (
+            max(units, key=lambda u: (u.size, self.rng.random()))
+            if self.rng.random() < 0.5
             else self.rng.choice(units)
+        )
         return unit.cards(), []
 
     def play(self, ctx: TrumpContext, dealer: int) -> None:
@@ -230,7 +262,9 @@ def generate_hand(
         ctx_msg = record.context
         ctx_msg.hand_number, ctx_msg.first_hand = hand_number, first_hand
         ctx_msg.team0_level, ctx_msg.team1_level = RANK_LETTERS[levels[0]], RANK_LETTERS[levels[1]]
-        if _deal_and_play(rs, random.Random(rng.random() + attempt), record, first_hand, levels, dealer):
+        if _deal_and_play(
+            rs, random.Random(rng.random() + attempt), record, first_hand, levels, dealer
+        ):
             break
     else:
         raise RuntimeError(f"{rs.id}: no playable deal for seed {seed}")
@@ -240,8 +274,12 @@ def generate_hand(
 
 
 def _deal_and_play(
-    rs: Ruleset, rng: random.Random, record: records_pb2.GameRecord, first_hand: bool,
-    levels: tuple[int, int], dealer: int | None,
+    rs: Ruleset,
+    rng: random.Random,
+    record: records_pb2.GameRecord,
+    first_hand: bool,
+    levels: tuple[int, int],
+    dealer: int | None,
 ) -> bool:
     table = _Table(rs, rng, record)
     deck = full_deck(rs.decks)
@@ -256,9 +294,10 @@ def _deal_and_play(
         assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, holding_team=dealer % 2)
     else:
+        assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, dealer=dealer)
     state = table.draw_and_bid(state, deck, first)
-    kitty = list(deck[4 * rs.hand_size:])
+    kitty = list(deck[4 * rs.hand_size :])
     settled = table.settle(state, kitty, first)
     if settled is None:
         return False
@@ -278,8 +317,11 @@ def _deal_and_play(
             if rng.random() > 0.3:
                 continue
             held = _kinds(table.hands[seat])
-            options = [b for b in table.candidates(state, seat, held, BidKind.CHAO_DI)
-                       if check_bid(rs, state, b, hand=held) is None]
+            options = [
+                b
+                for b in table.candidates(state, seat, held, BidKind.CHAO_DI)
+                if check_bid(rs, state, b, hand=held) is None
+            ]
             if options:
                 state = table.bid(state, rng.choice(options), held, None)
                 ctx = trump_context(rs, level, state.trump)
@@ -289,7 +331,7 @@ def _deal_and_play(
 
 
 def fill_claims(record: records_pb2.GameRecord) -> None:
-    """Fill the table's claims (trick winners and points, penalties, score, level) from the audit."""
+    """Fill the table's claims (trick winners, points, penalties, score, level) from the audit."""
     read = read_game(record)
     assert not isinstance(read, list), read
     report = HandReplay(read).run()
@@ -323,8 +365,14 @@ def generate_match(
     dealer: int | None = None
     for n in range(max_hands):
         hand = generate_hand(
-            rs, rng.randrange(1 << 30), first_hand=n == 0, team_levels=levels, dealer=dealer,
-            hand_number=n + 1, players=players, record_id=f"{match.match_id}-h{n + 1}",
+            rs,
+            rng.randrange(1 << 30),
+            first_hand=n == 0,
+            team_levels=levels,
+            dealer=dealer,
+            hand_number=n + 1,
+            players=players,
+            record_id=f"{match.match_id}-h{n + 1}",
         )
         match.hands.append(hand)
         report = audit_match(match).hands[-1]

@@ -25,7 +25,6 @@ from engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapp
 TOKEN_KINDS: dict[str, int] = {card_token(k): k for k in range(KINDS)}
 
 
-
 def tokens(kinds: Sequence[int]) -> list[str]:
     """Card tokens of kinds, for the report."""
     return [card_token(k) for k in kinds]
@@ -51,7 +50,7 @@ class Violation:
 @dataclass(slots=True)
 class ReadBid:
     seat: int
-    kind: int
+    kind: records_pb2.BidKind.ValueType
     cards: list[int]
     trump_choice: int | None  # suit 0–3, or -1 for no-trump, None when not given
     drawn_count: int | None
@@ -188,7 +187,9 @@ def read_game(
         dealt = record.dealt_hands
         if len(dealt.hands) != 4:
             reader.violations.append(
-                Violation(f"{prefix}dealt_hands.hands", f"expected 4 hands, found {len(dealt.hands)}")
+                Violation(
+                    f"{prefix}dealt_hands.hands", f"expected 4 hands, found {len(dealt.hands)}"
+                )
             )
         for seat, hand in enumerate(dealt.hands[:4]):
             hands[seat] = reader.cards(hand.cards, f"{prefix}dealt_hands.hands[{seat}].cards")
@@ -259,8 +260,10 @@ def read_game(
                 Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
             )
         split = (
-            [reader.cards(u.cards, f"{prefix}tricks[{t}].declared_split[{i}].cards")
-             for i, u in enumerate(trick.declared_split)]
+            [
+                reader.cards(u.cards, f"{prefix}tricks[{t}].declared_split[{i}].cards")
+                for i, u in enumerate(trick.declared_split)
+            ]
             if trick.declared_split
             else None
         )

@@ -54,9 +54,15 @@ def main() -> None:
     parse_s = _best(args.rounds, parse)
     audit_s = _best(args.rounds, audit)
     n = len(blobs)
-    print(f"ruleset {args.ruleset}: {n} hands, {size:.0f} bytes each, CPU time, best of {args.rounds}")
-    print(f"parse only:             {n / parse_s:12,.0f} hands/s ({parse_s / n * 1e6:7.1f} us/hand)")
-    print(f"parse + audit + report: {n / audit_s:12,.0f} hands/s ({audit_s / n * 1e6:7.1f} us/hand)")
+    print(
+        f"ruleset {args.ruleset}: {n} hands, {size:.0f} bytes each, CPU time, best of {args.rounds}"
+    )
+    print(
+        f"parse only:             {n / parse_s:12,.0f} hands/s ({parse_s / n * 1e6:7.1f} us/hand)"
+    )
+    print(
+        f"parse + audit + report: {n / audit_s:12,.0f} hands/s ({audit_s / n * 1e6:7.1f} us/hand)"
+    )
     print(f"audit cost as a multiple of the parse: {audit_s / parse_s:.1f}x")
 
 

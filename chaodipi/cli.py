@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-import importers
 import dashboard.commands
+import importers
 import importers.commands
 import service.commands
 from auditor import audit_game, audit_match
@@ -23,7 +23,7 @@ from auditor.audit import describe_result
 from auditor.faults import plant_any
 from auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.ruleset import BUILTIN, PRESETS, Ruleset, RulesetError, get_ruleset, ruleset_from_text
+from engine.ruleset import BUILTIN, Ruleset, RulesetError, get_ruleset, ruleset_from_text
 
 app = typer.Typer(
     help="Audit and replay recorded games of 炒地皮 (Chao Di Pi).",
@@ -83,11 +83,16 @@ def _print_report(name: str, report: audit_pb2.AuditReport) -> None:
         return
     summary = (
         f"defenders {computed.defenders_points}, {describe_result(computed.level_result)}"
-        if computed.HasField("level_result") else "not scored"
+        if computed.HasField("level_result")
+        else "not scored"
     )
-    verdict = "[green]clean[/]" if not report.findings else (
-        f"{report.breaches} breaches, {report.scoring_errors} scoring errors, "
-        f"{report.warnings} warnings"
+    verdict = (
+        "[green]clean[/]"
+        if not report.findings
+        else (
+            f"{report.breaches} breaches, {report.scoring_errors} scoring errors, "
+            f"{report.warnings} warnings"
+        )
     )
     out.print(f"{head}: {verdict}; {summary}")
     if report.findings:
@@ -104,7 +109,9 @@ def _print_report(name: str, report: audit_pb2.AuditReport) -> None:
 @app.command()
 def audit(
     files: Annotated[list[Path], typer.Argument(help="Record files in any importer format.")],
-    fmt: Annotated[str, typer.Option("--format", help="auto, text, pb, json, eighty, botzone")] = "auto",
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto, text, pb, json, eighty, botzone")
+    ] = "auto",
     ruleset: Annotated[
         str | None, typer.Option(help="Audit under this preset or TOML/JSON variant instead.")
     ] = None,
@@ -115,8 +122,13 @@ def audit(
     reports: list[dict[str, object]] = []
     unreadable = findings = 0
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True, disable=len(files) < 2 or not err.is_terminal,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=len(files) < 2 or not err.is_terminal,
     )
     with progress:
         task = progress.add_task("auditing", total=len(files))
@@ -167,7 +179,9 @@ def _audit_entry(
 @app.command()
 def generate(
     out_file: Annotated[Path, typer.Argument(help="Output: .pb, .json/.jsonl or .txt")],
-    ruleset: Annotated[str, typer.Option(help=f"One of {', '.join(BUILTIN)} (or a variant), or all")] = "classic",
+    ruleset: Annotated[
+        str, typer.Option(help=f"One of {', '.join(BUILTIN)} (or a variant), or all")
+    ] = "classic",
     count: Annotated[int, typer.Option(min=1, help="How many records.")] = 10,
     faults: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of records given one planted fault.")
@@ -191,7 +205,9 @@ def generate(
         for i in range(count):
             name = names[i % len(names)]
             if matches:
-                records.append(records_pb2.RecordFile(match=generate_match(name, seed * 100_003 + i)))
+                records.append(
+                    records_pb2.RecordFile(match=generate_match(name, seed * 100_003 + i))
+                )
             else:
                 hand = generate_hand(name, seed * 100_003 + i)
                 if rng.random() < faults:

@@ -10,12 +10,27 @@ from auditor import CODES, audit_game
 from auditor.faults import PLANTERS, plant
 from tests.auditor.conftest import RULESETS, hand
 
-REQUIRED = (
-    "DEAL_INVALID CARD_NOT_IN_HAND OUT_OF_TURN WRONG_CARD_COUNT BID_ILLEGAL KITTY_INVALID "
-    "LEAD_MIXED_SUITS THROW_NOT_ENFORCED THROW_ENFORCED_WRONGLY FOLLOW_REVOKE FOLLOW_SHAPE "
-    "TRICK_WINNER_MISMATCH TRICK_POINTS_MISMATCH PENALTY_MISMATCH KITTY_MISMATCH SCORE_MISMATCH "
-    "LEVEL_MISMATCH DEALER_MISMATCH UNSUPPORTED"
-).split()
+REQUIRED = [
+    "DEAL_INVALID",
+    "CARD_NOT_IN_HAND",
+    "OUT_OF_TURN",
+    "WRONG_CARD_COUNT",
+    "BID_ILLEGAL",
+    "KITTY_INVALID",
+    "LEAD_MIXED_SUITS",
+    "THROW_NOT_ENFORCED",
+    "THROW_ENFORCED_WRONGLY",
+    "FOLLOW_REVOKE",
+    "FOLLOW_SHAPE",
+    "TRICK_WINNER_MISMATCH",
+    "TRICK_POINTS_MISMATCH",
+    "PENALTY_MISMATCH",
+    "KITTY_MISMATCH",
+    "SCORE_MISMATCH",
+    "LEVEL_MISMATCH",
+    "DEALER_MISMATCH",
+    "UNSUPPORTED",
+]
 
 
 def test_every_required_code_has_a_planter_and_a_catalogue_entry() -> None:
@@ -63,7 +78,9 @@ def test_r_throw_check_unenforced_throw_names_who_beat_it() -> None:
         evidence = finding.evidence
         assert evidence.beaten_by and evidence.forced_unit
         assert all(b.seat != label.seat for b in evidence.beaten_by)
-        assert int(evidence.details["penalty_due"]) == 10 * len(faulty.tricks[label.trick or 0].plays[0].cards)
+        assert int(evidence.details["penalty_due"]) == 10 * len(
+            faulty.tricks[label.trick or 0].plays[0].cards
+        )
         return
     pytest.fail("no failed throw in 40 generated hands")
 
