@@ -15,7 +15,6 @@ from auditor.bidding import replay_bidding
 from auditor.codes import CODES
 from auditor.reading import (
     PROTO_SUITS,
-    TOKEN_KINDS,
     ReadHand,
     ReadTrick,
     Violation,
@@ -89,6 +88,7 @@ class HandReplay:
         self.ctx: TrumpContext | None = None
         self.current: list[tuple[int, list[int]]] = []
         self.trick_penalty = 0
+        self.lead_format: tuple[Unit, ...] = ()
         self.trick_index: int | None = None
         self.play_index: int | None = None
         self._reported = 0
@@ -382,7 +382,9 @@ class HandReplay:
         cards = lead.cards
         if cards and not lead.attempted and cards.count(cards[0]) == len(cards):
             # One kind only (a single, pair or triple): one unit, never a throw.
-            return (Unit(len(cards), (cards[0],)),), False
+            self.lead_format = (Unit(len(cards), (cards[0],)),)
+            return self.lead_format, False
+        self.lead_format = ()
         attempt = lead.attempted or cards
         split = trick.declared_split
         problem = check_lead(ctx, attempt, split)
@@ -423,8 +425,12 @@ class HandReplay:
         verdict = check_throw(ctx, rs, seat, attempt, self.hands, split)
         result.throw_attempted = verdict.is_throw
         result.throw_stood = verdict.is_throw and verdict.stands and not lead.attempted
+        # The lead format that counts for the kitty (R-KITTY): after a failed throw, the
+        # forced unit, whether or not the table enforced it.
+        self.lead_format = verdict.units
         if verdict.is_throw and not verdict.stands:
             assert verdict.forced is not None
+            self.lead_format = (verdict.forced,)
             result.forced_unit.extend(tokens(verdict.forced.cards()))
             on_dealer_side = seat % 2 == self.dealer % 2
             self.trick_penalty = penalty_effect(verdict.penalty, on_dealer_side)
@@ -456,7 +462,10 @@ class HandReplay:
                     recorded=" ".join(tokens(lead.cards)),
                 )
                 self.add_beats(finding, verdict)
-            return lead_units(ctx, lead.cards), False
+            answered = lead_units(ctx, lead.cards)
+            if verdict.stands:
+                self.lead_format = answered
+            return answered, False
         if verdict.is_throw and not verdict.stands:
             assert verdict.forced is not None
             finding = self.find(
@@ -569,10 +578,12 @@ class HandReplay:
         if last.winner % 2 != self.dealer % 2:
             ctx = self.ctx
             assert ctx is not None
-            # After a failed throw the forced unit is the lead format (R-KITTY).
-            lead = list(last.forced_unit) or [card_token(k) for k in tricks[-1].plays[0].cards]
-            units = lead_units(ctx, [TOKEN_KINDS[c] for c in lead])
-            multiplier = kitty_multiplier(rs, units, throw_stood=last.throw_stood)
+            units = self.lead_format
+            if not units:
+                first = tricks[-1].plays[0].cards[:1]
+                units = (Unit(1, tuple(first)),)
+                self.notes.append("the last lead had no legal shape: the kitty counts it a single")
+            multiplier = kitty_multiplier(rs, units, throw_stood=len(units) > 1)
             computed.kitty_multiplier = multiplier
             computed.kitty_bonus = kitty_bonus(rs, self.kitty, multiplier)
             extra = last_trick_bonus(rs, [k for p in tricks[-1].plays for k in p.cards])

@@ -36,7 +36,7 @@ class Row:
 
     unit: str
     digest: str
-    status: str  # "audited", "rejected" (not replayable) or "unreadable" (import error)
+    status: str  # "audited", "rejected" (not replayable), "unreadable" (import error), "failed"
     kind: str = ""  # "game" or "match"
     record_id: str = ""
     ruleset: str = ""
@@ -147,9 +147,17 @@ def _report_json(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) -> 
     return json_format.MessageToJson(report, indent=1, ensure_ascii=False).encode()
 
 
+def _guarded(unit: Unit, mode: Mode) -> Result:
+    try:
+        return _audit_unit(unit, mode)
+    except Exception as exc:  # the auditor never raises on data: this is a bug, seen per record
+        # One bad record must not stop a corpus of thousands, nor lose the rest of its chunk.
+        return Result(Row(unit[0], unit[1], "failed", error=f"{type(exc).__name__}: {exc}"))
+
+
 def audit_chunk(chunk: Sequence[Unit], mode: Mode) -> list[Result]:
-    """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises on data."""
-    return [_audit_unit(unit, mode) for unit in chunk]
+    """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises."""
+    return [_guarded(unit, mode) for unit in chunk]
 
 
 class Backend(Protocol):
@@ -230,6 +238,8 @@ def run_batch(
     summary = Summary(backend=backend.name, workers=backend.workers)
     done: set[tuple[str, str]] = set()
     for row in sink.done():
+        if row.status == "failed":
+            continue  # an auditor bug: try again (the auditor may have been fixed since)
         done.add((row.unit, row.digest))
         summary.add(row, new=False)
     start = time.perf_counter()

@@ -36,6 +36,7 @@ class Summary:
     new_hands: int = 0
     rejected: int = 0
     unreadable: int = 0
+    failed: int = 0
     breaches: int = 0
     scoring_errors: int = 0
     warnings: int = 0
@@ -62,6 +63,8 @@ class Summary:
             self.rejected += 1
         elif row.status == "unreadable":
             self.unreadable += 1
+        elif row.status == "failed":
+            self.failed += 1
         self.breaches += row.breaches
         self.scoring_errors += row.scoring_errors
         self.warnings += row.warnings
@@ -115,6 +118,7 @@ class Summary:
             "resumed_records": self.records - self.new_records,
             "rejected": self.rejected,
             "unreadable": self.unreadable,
+            "failed": self.failed,
             "findings": {
                 "total": self.findings,
                 "breaches": self.breaches,
@@ -136,6 +140,8 @@ class Summary:
             f"({self.new_hands:,} audited now, {self.records - self.new_records:,} records "
             f"done before); {self.rejected:,} not replayable, {self.unreadable:,} unreadable"
         )
+        if self.failed:
+            console.print(f"[red]{self.failed:,} records failed in the auditor[/] (see the ledger)")
         console.print(
             f"findings: {self.findings:,} ({self.breaches:,} breaches, "
             f"{self.scoring_errors:,} scoring errors, {self.warnings:,} warnings)"

@@ -19,6 +19,7 @@ from batch.commands import register
 from batch.run import Result, audit_chunk
 from batch.sinks import LEDGER, REPORTS, report_path
 from batch.sources import expand, units
+from chaodipi.v1 import audit_pb2, records_pb2
 from service.db import make_engine
 from service.models import Game
 
@@ -173,6 +174,23 @@ def test_command_rejects_a_missing_source(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [
         "audit-batch", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
+
+
+def test_an_auditor_bug_fails_one_record_not_the_chunk(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunk = list(units(expand([str(corpus / "day1.pb")])))
+    def flaky(record: records_pb2.GameRecord) -> audit_pb2.AuditReport:
+        if record.record_id == "classic-2":
+            raise IndexError("boom")
+        return audit_game(record)
+
+    monkeypatch.setattr("batch.run.audit_game", flaky)
+    results = audit_chunk(chunk, "json")
+    assert [r.row.status for r in results].count("failed") == 1
+    (failed,) = [r.row for r in results if r.row.status == "failed"]
+    assert failed.unit == chunk[2][0] and failed.error == "IndexError: boom"
+    assert all(r.report for r in results if r.row.status != "failed")
 
 
 def _all_results(corpus: Path) -> list[Result]:

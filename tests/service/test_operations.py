@@ -114,11 +114,12 @@ def test_sigterm_finishes_in_flight_calls(
     server_process: tuple[subprocess.Popen[str], str],
 ) -> None:
     proc, target = server_process
-    release = threading.Event()
+    sent, release = threading.Event(), threading.Event()
     hands = [generate_hand("classic", s) for s in (70, 71)]
 
     def requests() -> Iterator[service_pb2.UploadRequest]:
         yield service_pb2.UploadRequest(game=hands[0])
+        sent.set()  # grpc asks for the next message once the first one is on the wire
         release.wait(30)  # the call stays in flight until the server is told to stop
         yield service_pb2.UploadRequest(game=hands[1])
 
@@ -129,6 +130,7 @@ def test_sigterm_finishes_in_flight_calls(
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
             upload = client.stub.Upload.future(requests(), timeout=60)
+            assert sent.wait(30)  # the call is in flight before the server is told to stop
             proc.send_signal(signal.SIGTERM)
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
             watch.cancel()
