@@ -33,9 +33,9 @@ def _mutate(record: records_pb2.GameRecord, rng: random.Random, times: int) -> N
         elif what == 3 and tricks:
             del tricks[rng.randrange(len(tricks)) :]
         elif what == 4 and tricks:
-            play = rng.choice(rng.choice(tricks).plays) if rng.choice(tricks).plays else None
-            if play is not None:
-                play.attempted.extend(rng.sample(TOKENS, rng.randrange(1, 4)))
+            plays = rng.choice(tricks).plays
+            if plays:
+                rng.choice(plays).attempted.extend(rng.sample(TOKENS, rng.randrange(1, 4)))
         elif what == 5 and record.bids:
             bid = rng.choice(record.bids)
             bid.kind = rng.randrange(1, 6)  # type: ignore[assignment]
