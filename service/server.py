@@ -58,8 +58,6 @@ _TENANT: contextvars.ContextVar[int] = contextvars.ContextVar("tenant")
 T = TypeVar("T")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-
-
 _Batch = list[tuple[Audited, service_pb2.RecordSummary]]
 """An upload batch's records with their summaries, once stored."""
 
