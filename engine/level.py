@@ -4,11 +4,11 @@ Levels are rank indexes 0-12 (2 … A); ``PAST_ACE`` (13) marks a team that has
 passed A. Teams are ``"dealer"`` (主打方) and ``"defenders"`` (捡分方); the team of
 seat ``s`` is ``s % 2``.
 
-Must-play ranks (anhui J and A, 必打): a rank counts as played by a team only when
-that team deals a hand at it. A rise that would pass a must-play rank the team has
-not played stops on it. So a dealer on J (it is playing J now) may rise past J,
-while defenders on J rise to nothing and stay on J; a dealer on A that rises
-passes A, defenders on A stay on A (R-LEVEL-MUST).
+Must-play ranks (anhui J and A, 必打; the 80-fen program's gates 2, 5, 10, K): a
+rise that would pass one stops on it, and a team on one passes it only by winning
+a hand it deals there. So a dealer on J that rises may pass J, while defenders on
+J rise to nothing and stay on J; a dealer on A that rises passes A, defenders on
+A stay on A (R-LEVEL-MUST). One hand is judged alone, without the match history.
 
 >>> from engine.ruleset import ANHUI
 >>> from engine.cards import rank_index
@@ -76,7 +76,7 @@ def _rise(
     target = level + levels
     if levels > 0:
         for rank in sorted(RANK_LETTERS.index(r) for r in rule.must_play):
-            # Passing a must-play rank needs a hand dealt at it; landing on it is fine.
+            # Passing a must-play rank needs a hand won as dealer on it; landing on it is fine.
             if level < rank < target or (rank == level and not deals_now):
                 return rank, rank - level, rank, False
     if target <= RANK_LETTERS.index("A"):

@@ -59,7 +59,9 @@ def _mutate(record: records_pb2.GameRecord, rng: random.Random, times: int) -> N
     damage=st.integers(0, 2**32),
     times=st.integers(1, 6),
 )
-def test_audit_never_raises_on_damaged_hands(ruleset: str, seed: int, damage: int, times: int) -> None:
+def test_audit_never_raises_on_damaged_hands(
+    ruleset: str, seed: int, damage: int, times: int
+) -> None:
     record = hand(ruleset, seed, first_hand=seed % 2 == 0)
     _mutate(record, random.Random(damage), times)
     report = audit_game(record)

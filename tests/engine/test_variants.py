@@ -44,7 +44,6 @@ from engine.ruleset import (
     Ruleset,
     RulesetError,
     ThrowCompare,
-    ThrowRule,
     TrumpFallback,
     ruleset_from_mapping,
     validate,

@@ -114,6 +114,26 @@ def test_fixture_audits_clean_under_its_variant(name: str) -> None:
     assert [f"{f.code}: {f.message}" for f in report.findings] == []
 
 
+def test_botzone_deal_nobody_called_takes_the_drawn_trump_and_banker_as_recorded() -> None:
+    auditor = pytest.importorskip("auditor")
+    game = _game("botzone/full-deal.json")
+    del game.bids[:]  # the judger then draws ♦ and banker 3 from its seed, as recorded
+    report = auditor.audit_game(game)
+    assert [f.code for f in report.findings] == []
+    assert (report.computed.dealer, report.computed.trump.suit) == (3, records_pb2.SUIT_DIAMONDS)
+    game.claim.ClearField("trump")
+    report = auditor.audit_game(game)
+    assert [f.code for f in report.findings] == ["UNSUPPORTED"]
+
+
+def test_eighty_deal_nobody_declared_is_no_trump_dealt_by_the_first_drawer() -> None:
+    auditor = pytest.importorskip("auditor")
+    game = _game("eighty/deal-25-tricks.json")
+    del game.bids[:]
+    computed = auditor.audit_game(game).computed
+    assert (computed.dealer, computed.trump.suit) == (1, records_pb2.SUIT_NO_TRUMP)
+
+
 @pytest.mark.parametrize(("name", "ruleset", "codes"), [
     # classic forces the smallest beaten unit (♠Q), not the lowest-top one, and counts a
     # two-single throw as its largest unit (kitty x2, not 2 x 2 cards).
