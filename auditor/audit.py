@@ -345,7 +345,7 @@ class HandReplay:
                     expected=str(size),
                     recorded=str(len(cards)),
                 )
-            elif not mixed and not self.holds(seat, cards):
+            elif not mixed and (hand[cards[0]] if size == 1 else not self.holds(seat, cards)):
                 problem = check_follow(ctx, units, hand, cards)
                 if problem is not None:
                     finding = self.find(
@@ -421,6 +421,12 @@ class HandReplay:
                     play=0,
                     recorded=" ".join(tokens(absent)),
                 )
+        if not lead.attempted:
+            units = lead_units(ctx, attempt, split)
+            if len(units) == 1:
+                # A tractor (or one set): one unit, never a throw.
+                self.lead_format = units
+                return units, False
         # The hands are still as before the lead: nothing of this trick is taken yet.
         verdict = check_throw(ctx, rs, seat, attempt, self.hands, split)
         result.throw_attempted = verdict.is_throw

@@ -33,7 +33,11 @@ def _backend(name: str, workers: int | None, address: str | None) -> Backend:
     except ImportError:
         console.print('[red]error:[/] --backend ray needs Ray: pip install ".[ray]"')
         raise typer.Exit(2) from None
-    return RayBackend(address, workers)
+    try:
+        return RayBackend(address, workers)
+    except ConnectionError as exc:
+        console.print(f"[red]error:[/] --ray-address: {exc}")
+        raise typer.Exit(1) from None
 
 
 def _sink(out: str, resume: bool, tenant: str, ledger: Path | None) -> Sink:

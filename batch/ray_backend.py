@@ -37,6 +37,8 @@ class RayBackend:
             }
             if address is None:
                 options["num_cpus"] = num_cpus
+                # A local instance stays on loopback: nothing here needs another interface.
+                options["_node_ip_address"] = "127.0.0.1"
             else:
                 # Nodes of a cluster do not have this checkout: ship the packages with the job
                 # (their third-party dependencies, protobuf above all, must be installed there).

@@ -77,25 +77,44 @@ def make_corpus(folder: Path, hands: int, unique: int) -> None:
     marker.touch()
 
 
-def _tree_rss(root: int) -> int:
-    """Resident bytes of ``root`` and all its descendants, from /proc."""
-    parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
+def _processes() -> dict[int, tuple[int, int, float, bool]]:
+    """Every process: pid -> (parent pid, resident bytes, CPU seconds, is a Ray worker)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            ray = Path(f"/proc/{entry}/cmdline").read_bytes().startswith(b"ray::")
         except OSError:
             continue
-        parents[int(entry)] = int(stat[1])
-        rss[int(entry)] = int(stat[21]) * PAGE
-    total, todo = 0, [root]
+        cpu = (int(stat[11]) + int(stat[12])) / ticks
+        table[int(entry)] = (int(stat[1]), int(stat[21]) * PAGE, cpu, ray)
+    return table
+
+
+def _tree(root: int, table: dict[int, tuple[int, int, float, bool]]) -> list[int]:
+    pids, todo = [], [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
-        todo.extend(child for child, parent in parents.items() if parent == pid)
-    return total
+        pids.append(pid)
+        todo.extend(child for child, (parent, *_) in table.items() if parent == pid)
+    return pids
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and all its descendants."""
+    table = _processes()
+    return sum(table[pid][1] for pid in _tree(root, table) if pid in table)
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds used so far by this process, its live descendants (the pool's workers) and
+    the Ray workers (``ray::…`` processes, which are not our children)."""
+    table = _processes()
+    pids = set(_tree(os.getpid(), table)) | {pid for pid, p in table.items() if p[3]}
+    return sum(table[pid][2] for pid in pids if pid in table)
 
 
 class PeakRss:
@@ -129,18 +148,12 @@ def fingerprint(out: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _cpu_seconds() -> float:
-    """CPU time of this process and its reaped children (the pool's workers, once shut down)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 def run(
     corpus: Path, out: Path, backend: Backend, memory: bool
 ) -> tuple[Summary, int, str, float]:
     """One batch into a fresh folder: its summary, peak RSS (0 unless sampled), fingerprint, and
-    the CPU seconds of the process tree (for the local pool; Ray's workers are not our children).
-    """
+    the CPU seconds it took (this process, the pool's workers or Ray's), measured before the
+    backend closes and its workers go."""
     shutil.rmtree(out, ignore_errors=True)
     cpu = _cpu_seconds()
     try:
@@ -150,9 +163,9 @@ def run(
             peak = rss.peak
         else:
             summary, peak = run_batch([str(corpus)], JsonFolderSink(out), backend), 0
+        cpu = _cpu_seconds() - cpu
     finally:
         backend.close()
-    cpu = _cpu_seconds() - cpu
     return summary, peak, fingerprint(out), cpu
 
 
@@ -223,11 +236,14 @@ def main() -> None:
             start = time.perf_counter()
             backend = RayBackend(num_cpus=2)
             started = time.perf_counter() - start
-            summary, _, prints, _ = run(corpus, scratch / "ray", backend, False)
+            summary, _, prints, cpu = run(corpus, scratch / "ray", backend, False)
             results["ray 2"] = (summary.hands_per_second, prints)
             print(f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
                   f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
                   f"(ray.init {started:.1f} s, not counted)")
+            print(f"    CPU {cpu / summary.new_hands * 1e3:.2f} ms/hand (driver + workers); the "
+                  f"run got {cpu / summary.elapsed:.2f} of 2 CPUs; on 2 free CPUs: "
+                  f"{2 * summary.new_hands / cpu:,.0f} hands/s")
         if args.database:
             store(corpus, args.database, scratch / "ledger.jsonl")
     finally:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+import batch.commands
 import dashboard.commands
 import importers
 import importers.commands
@@ -223,3 +224,4 @@ def generate(
 importers.commands.register(app)
 service.commands.register(app)
 dashboard.commands.register(app)
+batch.commands.register(app)

@@ -206,7 +206,12 @@ def test_ray_backend_gives_identical_results(corpus: Path, tmp_path: Path) -> No
         ray = pytest.importorskip("ray")
     from batch.ray_backend import RayBackend
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        _node_ip_address="127.0.0.1",  # stay on loopback
+    )
     try:
         backend = RayBackend()
         assert backend.workers == 2
