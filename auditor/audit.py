@@ -54,6 +54,22 @@ def _counts(kinds: Sequence[int]) -> list[int]:
     return counts
 
 
+def describe_position(position: audit_pb2.Position) -> str:
+    """Where a finding stands: ``hand 2, trick 5, play 3, seat 1`` (1-based), or "" if nowhere."""
+    pos = position
+    places = (
+        ("hand", pos.hand_index if pos.HasField("hand_index") else None),
+        ("bid", pos.bid_index if pos.HasField("bid_index") else None),
+        ("kitty exchange", pos.exchange_index if pos.HasField("exchange_index") else None),
+        ("trick", pos.trick if pos.HasField("trick") else None),
+        ("play", pos.play if pos.HasField("play") else None),
+    )
+    parts = [f"{label} {index + 1}" for label, index in places if index is not None]
+    if pos.HasField("seat"):
+        parts.append(f"seat {pos.seat}")
+    return ", ".join(parts)
+
+
 def describe_result(result: records_pb2.LevelResult) -> str:
     """``D+2``, ``swap``, ``A+1``, ``dealer wins the match`` for messages and summaries."""
     outcome = result.outcome

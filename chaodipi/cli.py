@@ -20,7 +20,7 @@ import importers
 import importers.commands
 import service.commands
 from auditor import audit_game, audit_match
-from auditor.audit import describe_result
+from auditor.audit import describe_position, describe_result
 from auditor.faults import plant_any
 from auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import audit_pb2, records_pb2
@@ -42,22 +42,8 @@ SEVERITY = {
 OUTPUT_BY_SUFFIX = {".pb": "pb", ".bin": "pb", ".json": "json", ".jsonl": "json", ".txt": "text"}
 
 
-def _position(finding: audit_pb2.Finding) -> str:
-    pos = finding.position
-    parts = []
-    if pos.HasField("hand_index"):
-        parts.append(f"hand {pos.hand_index + 1}")
-    if pos.HasField("bid_index"):
-        parts.append(f"bid {pos.bid_index + 1}")
-    if pos.HasField("exchange_index"):
-        parts.append(f"kitty {pos.exchange_index + 1}")
-    if pos.HasField("trick"):
-        parts.append(f"trick {pos.trick + 1}")
-    if pos.HasField("play"):
-        parts.append(f"play {pos.play + 1}")
-    if pos.HasField("seat"):
-        parts.append(f"seat {pos.seat}")
-    return ", ".join(parts) or audit_pb2.Phase.Name(pos.phase).removeprefix("PHASE_").lower()
+def _phase(position: audit_pb2.Position) -> str:
+    return audit_pb2.Phase.Name(position.phase).removeprefix("PHASE_").lower()
 
 
 def _ruleset_option(value: str | None) -> Ruleset | None:
@@ -101,7 +87,12 @@ def _print_report(name: str, report: audit_pb2.AuditReport) -> None:
         for column in ("code", "severity", "where", "message"):
             table.add_column(column, overflow="fold")
         for f in report.findings:
-            table.add_row(f.code, SEVERITY.get(f.severity, "?"), _position(f), f.message)
+            table.add_row(
+                f.code,
+                SEVERITY.get(f.severity, "?"),
+                describe_position(f.position) or _phase(f.position),
+                f.message,
+            )
         out.print(table)
     for note in report.notes:
         out.print(f"  [dim]note: {note}[/]")

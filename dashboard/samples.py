@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from auditor.faults import plant, plant_any
 from auditor.generate import generate_hand, generate_match
@@ -47,7 +48,8 @@ def is_empty(sessions: SessionFactory, tenant: str = DEFAULT_TENANT) -> bool:
         found = tenant_id(session, tenant)
         if found is None:
             return True
-        return session.scalar(select(Game.id).where(Game.tenant_id == found).limit(1)) is None
+        stored = select(col(Game.id)).where(col(Game.tenant_id) == found).limit(1)
+        return session.scalar(stored) is None
 
 
 def sample_records(

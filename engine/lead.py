@@ -17,14 +17,14 @@ forces one unit (R-THROW-FORCE) and may cost points (R-THROW-PENALTY).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from engine.cards import SUIT_SYMBOLS, label_cards
 from engine.order import TRUMP, TrumpContext
 from engine.ruleset import ForcedUnit, PenaltyBasis, Ruleset
-from engine.units import Unit, canonical_split
+from engine.units import Unit, canonical_split, chains_from
 
 __all__ = [
     "Beat",
@@ -186,18 +186,6 @@ def _plural(name: str) -> str:
     return name.replace("tractor", "tractors", 1) if name.startswith("tractor") else name + "s"
 
 
-def _chains(ctx: TrumpContext, counts: Sequence[int], start: int, width: int) -> Iterator[Unit]:
-    """Tractors of ``width`` held in ``counts`` whose lowest step holds ``start``."""
-    stack: list[tuple[int, ...]] = [(start,)]
-    while stack:
-        chain = stack.pop()
-        for nxt in ctx.link_up[chain[-1]]:
-            if counts[nxt] >= width:
-                longer = (*chain, nxt)
-                yield Unit(width, longer)
-                stack.append(longer)
-
-
 def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit | None:
     """The highest unit of ``unit``'s shape in ``counts`` that strictly beats it, if any.
 
@@ -218,7 +206,7 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
         for k in step_kinds:
             if counts[k] < width:
                 continue
-            for chain in _chains(ctx, counts, k, width):
+            for chain in chains_from(ctx, counts, k, width):
                 if chain.length != length or ctx.step[chain.top] <= floor:
                     continue
                 if best is None or ctx.step[chain.top] > ctx.step[best.top]:

@@ -15,12 +15,15 @@ units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.cards import label_cards
 from engine.order import TrumpContext
+
+HeldCounts = Sequence[int] | Mapping[int, int]
+"""Copies held per kind: a 54-int count vector or a Counter."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +77,7 @@ class SplitError(ValueError):
     """A declared split that does not fit the lead."""
 
 
-def chains_from(ctx: TrumpContext, counts: Counter[int], start: int, width: int) -> Iterator[Unit]:
+def chains_from(ctx: TrumpContext, counts: HeldCounts, start: int, width: int) -> Iterator[Unit]:
     """Tractors of ``width`` whose lowest step holds ``start`` (every length ≥ 2)."""
     stack: list[tuple[int, ...]] = [(start,)]
     while stack:
@@ -87,7 +90,7 @@ def chains_from(ctx: TrumpContext, counts: Counter[int], start: int, width: int)
 
 
 def units_containing_lowest(
-    ctx: TrumpContext, counts: Counter[int], kind: int, max_width: int
+    ctx: TrumpContext, counts: HeldCounts, kind: int, max_width: int
 ) -> Iterator[Unit]:
     """Every unit that can be cut from ``counts`` with ``kind`` as its lowest step."""
     have = counts[kind]

@@ -5,24 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from auditor import audit_game, audit_match
+from auditor.audit import describe_position
 from chaodipi.v1 import audit_pb2, records_pb2
 from engine.ruleset import Ruleset
 from importers.notation import Anchor, format_game, format_match
 
 
 def _where(position: audit_pb2.Position) -> str:
-    parts = []
-    if position.HasField("trick"):
-        parts.append(f"trick {position.trick + 1}")
-    if position.HasField("play"):
-        parts.append(f"play {position.play + 1}")
-    if position.HasField("bid_index"):
-        parts.append(f"bid {position.bid_index + 1}")
-    if position.HasField("exchange_index"):
-        parts.append(f"bury {position.exchange_index + 1}")
-    if position.HasField("seat"):
-        parts.append(f"seat {position.seat}")
-    return f" ({', '.join(parts)})" if parts else ""
+    where = describe_position(position)
+    return f" ({where})" if where else ""
 
 
 def finding_text(finding: audit_pb2.Finding) -> str:
@@ -74,7 +65,8 @@ def export_text(records: Iterable[records_pb2.RecordFile], ruleset: Ruleset | No
             match_notes = [f"REJECTED {v.field}: {v.description}" for v in report.rejections]
             match_notes += [
                 f"hand {f.position.hand_index + 1}: {finding_text(f)}"
-                if f.position.HasField("hand_index") else finding_text(f)
+                if f.position.HasField("hand_index")
+                else finding_text(f)
                 for f in report.findings
             ]
             blocks.append("\n".join(format_match(record.match, hand_notes, match_notes)))
