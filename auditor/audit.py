@@ -199,11 +199,10 @@ class HandReplay:
 
     def check_deal(self) -> None:
         rs = self.ruleset
-        dealt = [c for counts in self.hands for c in range(KINDS) for _ in range(counts[c])]
-        counts = _counts(dealt + self.kitty)
-        extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
-        missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
-        if extra or missing:
+        counts = list(map(sum, zip(*self.hands, _counts(self.kitty), strict=True)))
+        if counts.count(rs.decks) != KINDS:
+            extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
+            missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
             parts = []
             if extra:
                 parts.append(f"extra {label_cards(extra)}")
@@ -532,10 +531,14 @@ class HandReplay:
             if claim is not None and claim.HasField("winner"):
                 index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
         else:
-            # A play with the wrong number of cards cannot win; the others are compared.
             size = len(plays[0].cards)
-            eligible = [i for i, p in enumerate(plays) if i == 0 or len(p.cards) == size]
-            index = eligible[trick_winner(ctx, units, [plays[i].cards for i in eligible])]
+            cards = [p.cards for p in plays]
+            if all(len(c) == size for c in cards):
+                index = trick_winner(ctx, units, cards)
+            else:
+                # A play with the wrong number of cards cannot win; the others are compared.
+                eligible = [i for i, c in enumerate(cards) if i == 0 or len(c) == size]
+                index = eligible[trick_winner(ctx, units, [cards[i] for i in eligible])]
         winner = plays[index].seat
         points = sum([POINTS[k] for p in plays for k in p.cards])
         result.winner = winner
