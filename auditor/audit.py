@@ -16,6 +16,7 @@ from auditor.codes import CODES
 from auditor.reading import (
     PROTO_SUITS,
     ReadHand,
+    ReadPlay,
     ReadTrick,
     Violation,
     read_game,
@@ -34,6 +35,8 @@ from engine.trick import trick_winner
 from engine.units import Unit
 
 DEAL = audit_pb2.PHASE_DEAL
+SEAT_ORDER = [[(leader + p) % 4 for p in range(4)] for leader in range(4)]
+"""The seats in play order after each leader."""
 BIDDING = audit_pb2.PHASE_BIDDING
 KITTY = audit_pb2.PHASE_KITTY
 PLAY = audit_pb2.PHASE_PLAY
@@ -302,16 +305,8 @@ class HandReplay:
             expected_leader = result.winner
         self.trick_index = self.play_index = None
 
-    def play_trick(
-        self,
-        t: int,
-        trick: ReadTrick,
-        result: audit_pb2.TrickResult,
-        ctx: TrumpContext,
-        rs: Ruleset,
-    ) -> None:
-        plays = trick.plays
-        leader = trick.leader
+    def report_turns(self, t: int, plays: Sequence[ReadPlay], leader: int) -> None:
+        """OUT_OF_TURN for every play of a trick not made by the seat whose turn it was."""
         for p, play in enumerate(plays):
             if play.seat != (leader + p) % 4:
                 self.find(
@@ -325,6 +320,19 @@ class HandReplay:
                     expected=str((leader + p) % 4),
                     recorded=str(play.seat),
                 )
+
+    def play_trick(
+        self,
+        t: int,
+        trick: ReadTrick,
+        result: audit_pb2.TrickResult,
+        ctx: TrumpContext,
+        rs: Ruleset,
+    ) -> None:
+        plays = trick.plays
+        leader = trick.leader
+        if [play.seat for play in plays] != SEAT_ORDER[leader][: len(plays)]:
+            self.report_turns(t, plays, leader)
         if len(plays) != 4:
             self.find(
                 "WRONG_CARD_COUNT",

@@ -20,8 +20,12 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from auditor import audit_game  # noqa: E402
+from auditor.audit import HandReplay  # noqa: E402
+from auditor.bidding import replay_bidding  # noqa: E402
 from auditor.generate import generate_hand  # noqa: E402
+from auditor.reading import ReadHand, read_game  # noqa: E402
 from chaodipi.v1 import records_pb2  # noqa: E402
+from engine.order import trump_context  # noqa: E402
 
 
 def _best(rounds: int, work: Callable[[], None]) -> float:
@@ -39,6 +43,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=400)
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parts", action="store_true", help="also time each stage alone")
     args = parser.parse_args()
     blobs = [generate_hand(args.ruleset, seed).SerializeToString() for seed in range(args.hands)]
     size = sum(map(len, blobs)) / len(blobs)
@@ -64,6 +69,45 @@ def main() -> None:
         f"parse + audit + report: {n / audit_s:12,.0f} hands/s ({audit_s / n * 1e6:7.1f} us/hand)"
     )
     print(f"audit cost as a multiple of the parse: {audit_s / parse_s:.1f}x")
+    if args.parts:
+        _parts(blobs, args.rounds)
+
+
+def _parts(blobs: list[bytes], rounds: int) -> None:
+    """CPU time per hand of each stage: parse, read, deal and bidding, tricks, scoring."""
+    stages = ("parse", "read", "bid", "play", "score")
+
+    def upto(stop: str) -> Callable[[], None]:
+        def work() -> None:
+            for blob in blobs:
+                record = records_pb2.GameRecord.FromString(blob)
+                if stop == "parse":
+                    continue
+                read = read_game(record)
+                assert isinstance(read, ReadHand)
+                if stop == "read":
+                    continue
+                replay = HandReplay(read)
+                replay.check_deal()
+                outcome = replay_bidding(replay)
+                assert outcome is not None
+                if stop == "bid":
+                    continue
+                replay.ctx = trump_context(replay.ruleset, outcome.level, outcome.trump)
+                replay.dealer = outcome.dealer
+                replay.play_tricks()
+                if stop == "play":
+                    continue
+                replay.score()
+                replay.report().SerializeToString()
+
+        return work
+
+    before = 0.0
+    for stage in stages:
+        total = _best(rounds, upto(stage))
+        print(f"  {stage:6s} {(total - before) / len(blobs) * 1e6:8.1f} us/hand")
+        before = total
 
 
 if __name__ == "__main__":
