@@ -96,10 +96,14 @@ class ReadHand:
     violations: list[Violation] = field(default_factory=list)
 
 
+_KIND_OF = TOKEN_KINDS.__getitem__
+
+
 def _fast_kinds(tokens: Sequence[str]) -> list[int] | None:
     """Kinds of upper-case tokens by look-up, or None when one needs the full reader."""
     try:
-        return [TOKEN_KINDS[token] for token in tokens]
+        # A slice copies a protobuf repeated field to a list in C, faster than iterating it.
+        return list(map(_KIND_OF, tokens[:]))
     except KeyError:
         return None
 
