@@ -13,12 +13,10 @@ from datetime import date, datetime, time, timedelta
 import streamlit as st
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from chaodipi.v1 import records_pb2, service_pb2
 from dashboard.stepping import ReplayView
 from service import queries
 from service.db import SessionFactory, default_url, make_engine, session_factory
 from service.migrate import upgrade
-from service.results import parse_played_at
 from service.store import DEFAULT_TENANT, ensure_tenant
 
 QUERY_TTL = 30
@@ -175,43 +173,25 @@ class HandOfPlayer:
     level_after: str
 
 
-def _hand_of(replay: service_pb2.Replay, player_id: str) -> HandOfPlayer | None:
-    record, computed = replay.record, replay.report.computed
-    seat = next((i for i, p in enumerate(record.players[:4]) if p.id == player_id), None)
-    if seat is None or not computed.HasField("dealer"):
-        return None
-    defending = seat % 2 != computed.dealer % 2
-    points = sum(t.points for t in computed.tricks if t.winner == seat) if defending else 0
-    result = computed.level_result
-    dealer_up = result.outcome in (records_pb2.OUTCOME_DEALER_UP,
-                                   records_pb2.OUTCOME_DEALER_WINS_MATCH)
-    rising_is_mine = dealer_up != defending
-    after = result.defender_team_level_after if defending else result.dealer_team_level_after
-    return HandOfPlayer(
-        game_id=replay.game_id,
-        played_at=parse_played_at(record.played_at),
-        side="defender" if defending else "dealer side",
-        points_as_defender=points,
-        levels=result.levels if rising_is_mine else -result.levels,
-        level_after=after,
-    )
-
-
 @st.cache_data(ttl=QUERY_TTL, show_spinner=False)
 def _history(url: str, tenant: int, player_id: str, limit: int) -> list[HandOfPlayer]:
-    hands = []
     with _sessions(url)() as session:
-        page = queries.list_games(session, tenant, queries.GameFilter(player_id=player_id),
-                                  page_size=limit)
-        for row in page.games:
-            replay = queries.get_replay(session, tenant, row.game_id)
-            hand = None if replay is None else _hand_of(replay, player_id)
-            if hand is not None:
-                hands.append(hand)
-    return sorted(hands, key=lambda h: (h.played_at is None, h.played_at or datetime.min))
+        rows = queries.player_hands(session, tenant, player_id, limit=limit)
+    return [
+        HandOfPlayer(
+            game_id=row.game_id,
+            played_at=row.played_at,
+            side="defender" if row.side == "defender" else "dealer side",
+            points_as_defender=row.points_taken if row.side == "defender" else 0,
+            levels=row.levels_gained - row.levels_conceded,
+            level_after=row.level_after,
+        )
+        for row in rows
+        if row.side
+    ]
 
 
-def history(player_id: str, limit: int = 300) -> list[HandOfPlayer]:
-    """The player's latest ``limit`` stored hands, oldest first, read from the stored audits."""
+def history(player_id: str, limit: int = 500) -> list[HandOfPlayer]:
+    """The player's latest ``limit`` stored hands, oldest first, from the stored seat rows."""
     found = tenant()
     return [] if found is None else _history(database_url(), found, player_id, limit)

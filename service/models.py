@@ -124,6 +124,8 @@ class GamePlayer(SQLModel, table=True):
     levels_conceded: int = 0
     # 1 won, 0 lost, NULL when the hand has no computed result (excluded from the win rate).
     won: int | None = None
+    # The seat's team level after the hand (a rank token); "" when unscored or the match ended.
+    level_after: str = Field(default="", max_length=2)
 
 
 class Finding(SQLModel, table=True):

@@ -149,6 +149,19 @@ class PlayerRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerHandRow:
+    """One stored hand seen from a player's seat (a row of ``game_player``)."""
+
+    game_id: str
+    played_at: datetime | None
+    side: str  # "dealer", "defender", or "" when the dealer could not be decided
+    points_taken: int
+    levels_gained: int
+    levels_conceded: int
+    level_after: str  # the team's level after the hand; "" when unscored or the match ended
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRow:
     """A stored match: its record (without hands), match-level report, and its hands' game ids."""
 
@@ -449,3 +462,27 @@ def list_players(session: Session, tenant: int, *, search: str = "") -> list[Pla
                                 func.lower(col(Player.display_name)).like(pattern)))
     return [PlayerRow(key, name, games) for key, name, games in session.execute(query)]
 
+
+def player_hands(
+    session: Session, tenant: int, player_id: str, *, limit: int = 500
+) -> list[PlayerHandRow]:
+    """The player's latest ``limit`` stored hands, oldest first, straight from the seat rows."""
+    query = (
+        select(
+            col(Game.id), col(Game.played_at), col(GamePlayer.side),
+            col(GamePlayer.points_taken), col(GamePlayer.levels_gained),
+            col(GamePlayer.levels_conceded), col(GamePlayer.level_after),
+        )
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .join(Player, col(Player.id) == col(GamePlayer.player_id))
+        .where(col(Game.tenant_id) == tenant, col(Player.player_key) == player_id)
+        .order_by(col(Game.played_at).desc(), col(Game.id).desc())
+        .limit(limit)
+    )
+    rows = [
+        PlayerHandRow(game_id, as_utc(played) if played else None, side, points, gained,
+                      conceded, after)
+        for game_id, played, side, points, gained, conceded, after in session.execute(query)
+    ]
+    rows.reverse()
+    return rows

@@ -31,6 +31,7 @@ class SeatResult:
     levels_gained: int = 0
     levels_conceded: int = 0
     won: int | None = None
+    level_after: str = ""
 
 
 def short_level_result(result: records_pb2.LevelResult) -> str:
@@ -70,6 +71,11 @@ def seat_results(computed: audit_pb2.Computed) -> list[SeatResult]:
             seats[last].kou_di_points = computed.kitty_bonus
     if computed.HasField("level_result"):
         result = computed.level_result
+        for s in seats:
+            s.level_after = (
+                result.dealer_team_level_after if s.side == "dealer"
+                else result.defender_team_level_after
+            )
         rising = (
             "dealer" if result.outcome in _DEALER_SIDE_WINS
             else "defender" if result.outcome in _DEFENDERS_WIN

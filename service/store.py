@@ -169,6 +169,7 @@ def _game_rows(
             "levels_gained": result.levels_gained,
             "levels_conceded": result.levels_conceded,
             "won": result.won,
+            "level_after": result.level_after,
         })
     rows.findings.extend(_finding_row(f, seats, game_id, match_id) for f in report.findings)
     return game_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -16,7 +17,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from auditor import audit_game
 from auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+from service import queries
 from service.client import AuditClient, field_violations
+from service.keys import create_key
 from service.results import seat_results
 from tests.service.service_support import MAX_MESSAGE, Service
 
@@ -250,3 +253,30 @@ def test_deadline_is_honoured(client: AuditClient) -> None:
     assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     client.timeout = 60
     assert client.health() == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_player_hands_are_the_stored_seat_rows(service: Service) -> None:
+    tenant = f"tenant-{secrets.token_hex(4)}"
+    match = generate_match("classic", 51, max_hands=4)
+    with AuditClient(service.target, api_key=create_key(service.sessions, tenant)[1]) as client:
+        client.upload([match])
+    player = match.players[1].id
+    with service.sessions() as session:
+        tenant_id = queries.tenant_id(session, tenant)
+        assert tenant_id is not None
+        rows = queries.player_hands(session, tenant_id, player)
+        assert queries.player_hands(session, tenant_id, "nobody") == []
+    expected = []
+    for hand in match.hands:
+        hand.players.extend(match.players)
+        computed = audit_game(hand).computed
+        seat = seat_results(computed)[1]
+        result = computed.level_result
+        after = (result.dealer_team_level_after if seat.side == "dealer"
+                 else result.defender_team_level_after)
+        expected.append((seat.side, seat.points_taken,
+                         seat.levels_gained - seat.levels_conceded, after))
+    got = [(r.side, r.points_taken, r.levels_gained - r.levels_conceded, r.level_after)
+           for r in rows]
+    assert sorted(got) == sorted(expected)
+    assert [r.played_at for r in rows] == sorted(r.played_at for r in rows if r.played_at)
