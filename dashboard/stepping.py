@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from auditor import audit_game
+from auditor.audit import describe_position
 from auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
 from chaodipi.v1 import audit_pb2, records_pb2
 from engine.cards import KINDS, CardError, card_token, parse_card, rank_index
@@ -274,18 +275,10 @@ class ReplayView:
     def position_text(self, finding: audit_pb2.Finding) -> str:
         """Where a finding applies, for people: ``trick 13, play 3, seat 2 (Zhang Min)``."""
         pos = finding.position
-        parts = [PHASES.get(pos.phase, "")]
-        if pos.HasField("bid_index"):
-            parts.append(f"bid {pos.bid_index + 1}")
-        if pos.HasField("exchange_index"):
-            parts.append(f"kitty exchange {pos.exchange_index + 1}")
-        if pos.HasField("trick"):
-            parts.append(f"trick {pos.trick + 1}")
-        if pos.HasField("play"):
-            parts.append(f"play {pos.play + 1}")
+        where = describe_position(pos)
         if pos.HasField("seat") and 0 <= pos.seat < 4:
-            parts.append(f"seat {pos.seat} ({self.seats[pos.seat].name})")
-        return ", ".join(p for p in parts if p)
+            where += f" ({self.seats[pos.seat].name})"
+        return ", ".join(p for p in (PHASES.get(pos.phase, ""), where) if p)
 
     def step_text(self, index: int) -> str:
         """A caption for a step: ``Trick 3, play 2 of 4`` or ``Bidding``."""
