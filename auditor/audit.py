@@ -127,12 +127,11 @@ class HandReplay:
         exchange_index: int | None = None,
         expected: str = "",
         recorded: str = "",
-        severity: audit_pb2.Severity.ValueType | None = None,
     ) -> audit_pb2.Finding:
         info = CODES[code]
         finding = audit_pb2.Finding(
             code=code,
-            severity=info.severity if severity is None else severity,
+            severity=info.severity,
             message=message,
             rule_id=info.rule,
         )
@@ -729,12 +728,11 @@ class HandReplay:
             want_trump, got_trump = computed.trump, claim.trump
             if (want_trump.level, want_trump.suit) != (got_trump.level, got_trump.suit):
                 self.find(
-                    "BID_ILLEGAL",
+                    "TRUMP_MISMATCH",
                     f"trump is {_trump_text(want_trump)}; {_trump_text(got_trump)} was claimed",
                     BIDDING,
                     expected=_trump_text(want_trump),
                     recorded=_trump_text(got_trump),
-                    severity=audit_pb2.SEVERITY_SCORING_ERROR,
                 )
 
     def report(self) -> audit_pb2.AuditReport:

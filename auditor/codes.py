@@ -94,6 +94,9 @@ CODES: Final[dict[str, Code]] = {
             "the claimed level change (or a match's levels) is wrong",
         ),
         Code(
+            "TRUMP_MISMATCH", SCORING, "R-BID", "the claimed trump is not the one the bidding made"
+        ),
+        Code(
             "DEALER_MISMATCH", SCORING, "R-MATCH-DEALER", "the claimed or recorded dealer is wrong"
         ),
         Code("UNSUPPORTED", WARNING, "R-BID", "the record needs a rule the ruleset leaves open"),

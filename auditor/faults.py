@@ -279,6 +279,13 @@ def _hand_claim(r: Record, rng: random.Random, code: str) -> Planted | None:
         claim.defenders_points += 5
     elif code == "LEVEL_MISMATCH":
         claim.level_result.levels += 1
+    elif code == "TRUMP_MISMATCH":
+        claim.trump.suit = (
+            records_pb2.SUIT_HEARTS
+            if claim.trump.suit != records_pb2.SUIT_HEARTS
+            else records_pb2.SUIT_SPADES
+        )
+        return Planted(code, audit_pb2.PHASE_BIDDING)
     elif claim.HasField("next_dealer"):
         claim.next_dealer = (claim.next_dealer + 1) % 4
     elif not r.context.first_hand and r.context.HasField("dealer"):
@@ -323,6 +330,7 @@ PLANTERS: dict[str, Callable[[Record, random.Random], Planted | None]] = {
     "SCORE_MISMATCH": lambda r, g: _hand_claim(r, g, "SCORE_MISMATCH"),
     "LEVEL_MISMATCH": lambda r, g: _hand_claim(r, g, "LEVEL_MISMATCH"),
     "DEALER_MISMATCH": lambda r, g: _hand_claim(r, g, "DEALER_MISMATCH"),
+    "TRUMP_MISMATCH": lambda r, g: _hand_claim(r, g, "TRUMP_MISMATCH"),
     "UNSUPPORTED": _unsupported,
 }
 
