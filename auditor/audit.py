@@ -108,6 +108,7 @@ class HandReplay:
         self.current: list[tuple[int, list[int]]] = []
         self.trick_penalty = 0
         self.lead_format: tuple[Unit, ...] = ()
+        self._drawn: list[list[int]] | None = None
         self.trick_index: int | None = None
         self.play_index: int | None = None
         self._reported = 0
@@ -171,6 +172,15 @@ class HandReplay:
         state.finding_indexes.extend(range(self._reported, len(self.findings)))
         self._reported = len(self.findings)
         self.steps.append(state)
+
+    def drawn_by_seat(self) -> list[list[int]]:
+        """Each seat's cards in the order drawn (the record gives the draw order)."""
+        if self._drawn is None:
+            drawn: list[list[int]] = [[], [], [], []]
+            for seat, kind in self.read.draw_sequence or ():
+                drawn[seat].append(kind)
+            self._drawn = drawn
+        return self._drawn
 
     def _sorted_kinds(self, counts: Sequence[int]) -> list[int]:
         kinds = [k for k in range(KINDS) for _ in range(counts[k])]
@@ -443,12 +453,6 @@ class HandReplay:
                     play=0,
                     recorded=" ".join(tokens(absent)),
                 )
-        if not lead.attempted:
-            units = lead_units(ctx, attempt, split)
-            if len(units) == 1:
-                # A tractor (or one set): one unit, never a throw.
-                self.lead_format = units
-                return units, False
         # The hands are still as before the lead: nothing of this trick is taken yet.
         verdict = check_throw(ctx, rs, seat, attempt, self.hands, split)
         result.throw_attempted = verdict.is_throw

@@ -19,7 +19,6 @@ from engine.bidding import (
     Unsupported,
     apply_bid,
     bury,
-    check_bid,
     end_drawing,
     fallback_trump,
     start_bidding,
@@ -60,9 +59,11 @@ def _bid_hand(
     if sequence is None or drawn_total is None:
         hand = replay.hands[seat]
         return [k for k in range(KINDS) for _ in range(hand[k])], None
-    own = [k for s, k in sequence if s == seat]
-    drawn = sum(1 for s, _ in sequence[:drawn_total] if s == seat)
-    return own, drawn
+    own = replay.drawn_by_seat()[seat]
+    # Draws go round the table from the first drawer, so a seat's share of the first n is known.
+    first = sequence[0][0] if sequence else 0
+    drawn = (drawn_total - (seat - first) % 4 + 3) // 4 if drawn_total > 0 else 0
+    return own, min(max(drawn, 0), len(own))
 
 
 def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
@@ -103,21 +104,17 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
         if event.trump_choice is not None:
             choice = NO_TRUMP_CHOICE if event.trump_choice < 0 else SUIT_LETTERS[event.trump_choice]
         bid = Bid(event.seat, kind, tuple(event.cards), choice, drawn)
-        reason = check_bid(rs, state, bid, hand=hand)
-        if reason is not None:
+        try:
+            state = apply_bid(rs, state, bid, hand=hand)
+        except BidError as exc:  # the engine's reason the bid is illegal
             replay.find(
                 "BID_ILLEGAL",
-                f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: {reason}",
+                f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: {exc}",
                 BIDDING,
                 seat=event.seat,
                 bid_index=i,
                 recorded=" ".join(tokens(event.cards)),
             )
-            continue
-        try:
-            state = apply_bid(rs, state, bid, hand=hand)
-        except BidError as exc:  # check_bid said yes: only a disagreement in the engine lands here
-            replay.find("BID_ILLEGAL", str(exc), BIDDING, seat=event.seat, bid_index=i)
             continue
         if kind is BidKind.CHAO_DI:
             _exchange(replay, event.seat, exchanges, chao_di=True)

@@ -250,11 +250,14 @@ def read_game(
             seat = play.seat
             if not 0 <= seat < 4:
                 seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
-            cards = _fast_kinds(play.cards)
-            if cards is None:
-                cards = reader.cards(play.cards, f"{prefix}tricks[{t}].plays[{p}].cards")
-            attempted: list[int] | None = _fast_kinds(play.attempted) if play.attempted else []
-            if attempted is None:
+            tokens_played = play.cards
+            try:
+                cards = list(map(_KIND_OF, tokens_played[:]))
+            except KeyError:
+                cards = reader.cards(tokens_played, f"{prefix}tricks[{t}].plays[{p}].cards")
+            # Only a lead carries a failed throw's attempt; a follow's is never read.
+            attempted: list[int] = []
+            if p == 0 and play.attempted:
                 attempted = reader.cards(
                     play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
                 )

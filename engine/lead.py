@@ -73,7 +73,35 @@ class ThrowVerdict:
     beaten: tuple[Beat, ...]
     forced: Unit | None
     penalty: int
-    message: str
+    leader: int
+    cards: tuple[int, ...]
+    stake_charge: str = ""
+    suit: int = TRUMP  # the lead's effective suit, for the message
+
+    @property
+    def message(self) -> str:
+        """The verdict in a referee's words (built on demand: most leads never need it)."""
+        shown = label_cards(self.cards)
+        if not self.is_throw:
+            return f"{shown} led by seat {self.leader} is one unit, not a throw"
+        if self.stands:
+            where = suit_label(self.suit)
+            return (
+                f"{shown} thrown by seat {self.leader} stands: no other seat holds a higher "
+                f"unit of the same shape in {where}"
+            )
+        assert self.forced is not None
+        evidence = ", ".join(
+            f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in self.beaten
+        )
+        text = (
+            f"{shown} thrown by seat {self.leader} fails: {evidence}; forced {self.forced.label()}"
+        )
+        if self.penalty:
+            text += f"; penalty {self.penalty} points"
+        if self.stake_charge:
+            text += f"; {self.stake_charge} the table stake (底金) is charged"
+        return text
 
 
 def suit_label(suit: int) -> str:
@@ -257,10 +285,19 @@ def check_throw(
     ``check_lead`` first: the cards must be one effective suit.
     """
     units = lead_units(ctx, cards, declared_split)
-    shown = label_cards(cards)
+    shown = tuple(cards)
     if len(units) < 2:
-        message = f"{shown} led by seat {leader} is one unit, not a throw"
-        return ThrowVerdict(units, False, True, (), None, 0, message)
+        return ThrowVerdict(
+            units,
+            False,
+            True,
+            (),
+            None,
+            0,
+            leader,
+            shown,
+            suit=ctx.suit[units[0].top] if units else TRUMP,
+        )
     beaten: list[Beat] = []
     for unit in units:
         for offset in (1, 2, 3):
@@ -268,13 +305,9 @@ def check_throw(
             by = highest_over(ctx, hands[seat], unit)
             if by is not None:
                 beaten.append(Beat(unit, seat, by))
+    suit = ctx.suit[units[0].top]
     if not beaten:
-        where = suit_label(ctx.suit[units[0].top])
-        message = (
-            f"{shown} thrown by seat {leader} stands: no other seat holds a higher "
-            f"unit of the same shape in {where}"
-        )
-        return ThrowVerdict(units, True, True, (), None, 0, message)
+        return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     # A unit beaten by several seats counts once.
     beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
     forced = _FORCED_CHOICE[ruleset.throw.forced_unit](ctx, units, beaten_units)
@@ -286,12 +319,6 @@ def check_throw(
     else:
         counted = sum(u.size for u in beaten_units)
     penalty = rule.penalty_per_card * counted
-    evidence = ", ".join(
-        f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in beaten
+    return ThrowVerdict(
+        units, True, False, tuple(beaten), forced, penalty, leader, shown, rule.stake_charge, suit
     )
-    message = f"{shown} thrown by seat {leader} fails: {evidence}; forced {forced.label()}"
-    if penalty:
-        message += f"; penalty {penalty} points"
-    if rule.stake_charge:
-        message += f"; {rule.stake_charge} the table stake (底金) is charged"
-    return ThrowVerdict(units, True, False, tuple(beaten), forced, penalty, message)
