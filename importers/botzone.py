@@ -231,20 +231,10 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
     return game
 
 
-def _documents(text: str) -> list[tuple[str, Any]] | RecordError:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        return json_values(text)
-    if isinstance(document, list):
-        return [(f"$[{i}]", item) for i, item in enumerate(document)]
-    return [("$", document)]
-
-
 def read_botzone(text: str, file: str, strict: bool = False) -> ImportResult:
     """GameRecords from a Botzone log file (one log, an array of logs, or JSON Lines)."""
     out = Collector(file, strict)
-    documents = _documents(text)
+    documents = json_values(text)
     if isinstance(documents, RecordError):
         out.problem(documents.location, documents.message)
         return out.result

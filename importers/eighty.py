@@ -363,22 +363,15 @@ def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
     return game
 
 
-def _documents(text: str) -> list[tuple[str, Any]] | RecordError:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        return json_values(text)
-    if isinstance(document, list) and not all(
-        isinstance(v, dict) and "type" in v and "seq" in v for v in document
-    ):
-        return [(f"$[{i}]", item) for i, item in enumerate(document)]
-    return [("$", document)]
+def _is_event_list(document: list[Any]) -> bool:
+    # A version 1 replay is a bare array of events: one document, not a list of them.
+    return all(isinstance(v, dict) and "type" in v and "seq" in v for v in document)
 
 
 def read_eighty(text: str, file: str, strict: bool = False) -> ImportResult:
     """GameRecords from an 80-fen replay file; a bad replay is reported and skipped."""
     out = Collector(file, strict)
-    documents = _documents(text)
+    documents = json_values(text, _is_event_list)
     if isinstance(documents, RecordError):
         out.problem(documents.location, documents.message)
         return out.result

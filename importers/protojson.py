@@ -8,7 +8,7 @@ is checked field by field against the message schema first, so an error names it
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from google.protobuf import json_format
@@ -141,10 +141,14 @@ def record_from_json(value: Any, path: str) -> records_pb2.RecordFile:
     return record
 
 
-def json_values(text: str) -> list[tuple[str, Any]] | RecordError:
+def json_values(
+    text: str, one_document: Callable[[list[Any]], bool] | None = None
+) -> list[tuple[str, Any]] | RecordError:
     """The JSON values of a file with their locations: one document, an array, or JSON Lines.
 
-    Returns the error (with line and column) when the text is none of these.
+    A top-level array is a list of documents unless ``one_document`` says it is one (a
+    format whose document is itself an array). Returns the error (with line and column)
+    when the text is none of these.
     """
     try:
         document = json.loads(text)
@@ -163,7 +167,7 @@ def json_values(text: str) -> list[tuple[str, Any]] | RecordError:
                 return RecordError(f"line {n} column {exc.colno}",
                                    f"not valid JSON ({exc.msg}): expected one JSON value a line")
         return values
-    if isinstance(document, list):
+    if isinstance(document, list) and not (one_document and one_document(document)):
         return [(f"$[{i}]", item) for i, item in enumerate(document)]
     return [("$", document)]
 
