@@ -78,6 +78,11 @@ def serve_command(
         "core, at most 4).")] = None,
     max_message_bytes: Annotated[int, typer.Option(
         "--max-message-bytes", help="Largest request message accepted.")] = 4 * 1024 * 1024,
+    max_upload_records: Annotated[int, typer.Option(
+        "--max-upload-records", help="Most records one Upload stream may hold.")] = 100_000,
+    max_upload_bytes: Annotated[int, typer.Option(
+        "--max-upload-bytes", help="Most bytes one Upload stream may hold.")]
+    = 512 * 1024 * 1024,
     grace: Annotated[float, typer.Option(
         "--grace", help="Seconds in-flight calls get on shutdown.")] = 10.0,
 ) -> None:
@@ -85,7 +90,9 @@ def serve_command(
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = ServerConfig(port=port, host=host, database_url=database_url,
-                          max_message_bytes=max_message_bytes, grace_seconds=grace)
+                          max_message_bytes=max_message_bytes,
+                          max_records_per_upload=max_upload_records,
+                          max_upload_bytes=max_upload_bytes, grace_seconds=grace)
     if workers is not None:
         config.audit_workers = workers
     asyncio.run(serve(config))

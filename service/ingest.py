@@ -80,6 +80,13 @@ def make_audited(
     return item
 
 
+def unreadable_request(index: int, description: str) -> Audited:
+    """An upload message that did not parse: rejected, with the reason under ``request``."""
+    item = Audited(index=index, client_ref="")
+    item.violations.append(audit_pb2.FieldViolation(field="request", description=description))
+    return item
+
+
 def parse_report(
     request: service_pb2.UploadRequest, data: bytes
 ) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None:

@@ -4,7 +4,13 @@ reflection, API-key auth per tenant, message size limits and graceful shutdown.
 Upload reports a malformed record in its summary (STATUS_REJECTED, the field violations in
 ``error``) and keeps the good ones; only a stream in which every record is malformed fails, with
 INVALID_ARGUMENT and a ``google.rpc.BadRequest`` naming ``records[i].<field>``. The unary Audit
-of a malformed record is INVALID_ARGUMENT with the same detail.
+of a malformed record is INVALID_ARGUMENT with the same detail. A message that is not even
+protobuf is read the same way: a rejected record in a stream, INVALID_ARGUMENT in a unary call.
+
+Limits (``ServerConfig``): a request message over ``max_message_bytes`` (one record), a stream
+over ``max_records_per_upload`` records or ``max_upload_bytes`` bytes is RESOURCE_EXHAUSTED.
+Batches of a stream that were stored before the call failed stay stored, each record whole;
+re-sending the stream stores the rest and reports those as duplicates.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import (  # type: ignore[import-untyped]  # has .pyi files but no py.typed
     code_pb2,
@@ -45,6 +52,7 @@ from service.ingest import (
     make_audited,
     parse_report,
     run_audit,
+    unreadable_request,
 )
 from service.keys import has_active_keys, tenant_for_key
 from service.migrate import upgrade
@@ -53,8 +61,13 @@ from service.store import DEFAULT_TENANT, ensure_tenant, store_batch
 log = logging.getLogger("chaodipi.service")
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
-_METHOD_PREFIX = f"/{SERVICE_NAME}/"
+_REQUEST_TYPES = {
+    f"/{SERVICE_NAME}/{m.name}": m.input_type.full_name
+    for m in service_pb2.DESCRIPTOR.services_by_name["AuditService"].methods
+}
+"""The request message type of each AuditService method, by its gRPC path."""
 _TENANT: contextvars.ContextVar[int] = contextvars.ContextVar("tenant")
+_STREAM: contextvars.ContextVar[_StreamRead] = contextvars.ContextVar("stream")
 T = TypeVar("T")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -71,6 +84,7 @@ class ServerConfig:
     database_url: str | None = None
     max_message_bytes: int = 4 * 1024 * 1024
     max_records_per_upload: int = 100_000
+    max_upload_bytes: int = 512 * 1024 * 1024
     batch_size: int = 64
     # Processes auditing uploads next to the event loop (0: a thread of this process); the
     # audit is pure Python, so one per core is what lets an upload use more than one core.
@@ -79,6 +93,13 @@ class ServerConfig:
     # Time between health turning NOT_SERVING and refusing new calls, for load balancers.
     drain_seconds: float = 0.0
     require_keys: bool | None = None  # None: when any key exists
+
+
+@dataclass(slots=True)
+class _StreamRead:
+    """What reading a request stream found: messages that do not parse, by stream index."""
+
+    unreadable: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -153,8 +174,12 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         previous: asyncio.Task[_Batch] | None,
     ) -> _Batch:
         reports = await self._audit_in_background(requests)
-        items = [make_audited(start + i, request, report)
-                 for i, (request, report) in enumerate(zip(requests, reports, strict=True))]
+        unreadable = _STREAM.get().unreadable
+        items = [
+            unreadable_request(start + i, unreadable[start + i]) if start + i in unreadable
+            else make_audited(start + i, request, report)
+            for i, (request, report) in enumerate(zip(requests, reports, strict=True))
+        ]
         if previous is not None:
             await previous  # batches are written in stream order, one writer at a time
         summaries = await asyncio.to_thread(store_batch, self.state.sessions, tenant, items)
@@ -353,22 +378,65 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         return service_pb2.ReauditResponse(report=report)
 
 
-def _handler_with_tenant(
-    handler: grpc.RpcMethodHandler[Req, Resp], tenant: int
+def _read_error(method: str, exc: DecodeError) -> audit_pb2.FieldViolation:
+    name = _REQUEST_TYPES[method]
+    return audit_pb2.FieldViolation(field="request",
+                                    description=f"not a readable {name} message: {exc}")
+
+
+def _bound(
+    handler: grpc.RpcMethodHandler[Req, Resp], method: str, tenant: int, config: ServerConfig
 ) -> grpc.RpcMethodHandler[Req, Resp]:
-    """The same handler, run with the caller's tenant in ``_TENANT``."""
-    def bind(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def call(request: Any, context: Any) -> Any:
+    """The same handler, run with the caller's tenant in ``_TENANT``, reading the request bytes
+    itself: gRPC's own reading answers a message that is not protobuf with UNKNOWN, while this
+    is the caller's error (INVALID_ARGUMENT), or in a stream one rejected record."""
+    decode = handler.request_deserializer
+    assert decode is not None  # generated handlers always name their request type
+
+    def bind_unary(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+        async def call(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             _TENANT.set(tenant)  # in this call's own task context
+            try:
+                request = decode(raw)
+            except DecodeError as exc:
+                await _abort_bad_request(context, "the request cannot be read",
+                                         [_read_error(method, exc)])
             return await behavior(request, context)
+        return call
+
+    def bind_stream(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+        async def call(raw_stream: AsyncIterator[bytes],
+                       context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            _TENANT.set(tenant)
+            read = _StreamRead()
+            _STREAM.set(read)
+
+            async def requests() -> AsyncIterator[Any]:
+                total = 0
+                index = 0
+                async for raw in raw_stream:
+                    total += len(raw)
+                    if total > config.max_upload_bytes:
+                        await context.abort(
+                            grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"an upload holds at most {config.max_upload_bytes} bytes: "
+                            f"split the stream (record {index} passes the limit)")
+                    try:
+                        yield decode(raw)
+                    except DecodeError as exc:
+                        read.unreadable[index] = _read_error(method, exc).description
+                        yield decode(b"")  # an empty request holds its place in the stream
+                    index += 1
+
+            return await behavior(requests(), context)
         return call
 
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
-            bind(handler.unary_unary), handler.request_deserializer, handler.response_serializer)
+            bind_unary(handler.unary_unary), None, handler.response_serializer)
     if handler.stream_unary is not None:
         return grpc.stream_unary_rpc_method_handler(
-            bind(handler.stream_unary), handler.request_deserializer, handler.response_serializer)
+            bind_stream(handler.stream_unary), None, handler.response_serializer)
     raise TypeError(f"no tenant binding for handler {handler!r}")
 
 
@@ -378,11 +446,10 @@ def _denied(
     async def deny(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 
+    # The request is not read: an unauthenticated caller learns nothing from its bytes.
     if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(
-            deny, handler.request_deserializer, handler.response_serializer)
-    return grpc.unary_unary_rpc_method_handler(
-        deny, handler.request_deserializer, handler.response_serializer)
+        return grpc.stream_unary_rpc_method_handler(deny, None, handler.response_serializer)
+    return grpc.unary_unary_rpc_method_handler(deny, None, handler.response_serializer)
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
@@ -403,7 +470,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Req, Resp] | None:
         handler = await continuation(handler_call_details)
-        if handler is None or not handler_call_details.method.startswith(_METHOD_PREFIX):
+        method = handler_call_details.method
+        if handler is None or method not in _REQUEST_TYPES:
             return handler
         metadata = dict(handler_call_details.invocation_metadata or ())
         header = metadata.get("authorization", "")
@@ -412,14 +480,14 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         if not header:
             if self.state.require_keys:
                 return _denied(handler, "missing API key: send 'authorization: Bearer <key>'")
-            return _handler_with_tenant(handler, self.state.default_tenant)
+            return _bound(handler, method, self.state.default_tenant, self.state.config)
         scheme, _, key = header.partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
             return _denied(handler, "malformed authorization: expected 'Bearer <key>'")
         tenant = await asyncio.to_thread(tenant_for_key, self.state.sessions, key.strip())
         if tenant is None:
             return _denied(handler, "unknown or revoked API key")
-        return _handler_with_tenant(handler, tenant)
+        return _bound(handler, method, tenant, self.state.config)
 
 
 @dataclass(slots=True)
