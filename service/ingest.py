@@ -9,6 +9,9 @@ with its findings: that is an audit, not an error.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 
 from auditor import audit_game, audit_match
@@ -49,6 +52,21 @@ def audit_serialized(requests: Sequence[bytes]) -> list[bytes]:
         report = run_audit(service_pb2.UploadRequest.FromString(data))
         out.append(b"" if report is None else report.SerializeToString())
     return out
+
+
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone, even killed
+    with SIGKILL, so a crashed server leaves no orphaned audit workers. A pool ``initializer``;
+    in a process that no multiprocessing parent started it does nothing."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()  # waits on the parent's sentinel: it closes when the parent exits
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def make_audited(

@@ -49,6 +49,7 @@ from service.db import SessionFactory, make_engine, session_factory
 from service.ingest import (
     all_violations,
     audit_serialized,
+    exit_with_parent,
     make_audited,
     parse_report,
     run_audit,
@@ -517,7 +518,8 @@ def _make_executor(workers: int) -> Executor | None:
     if workers <= 0:
         return None
     # spawn, not fork: forking a process that runs gRPC threads is unsafe.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=exit_with_parent)
     for future in [pool.submit(audit_serialized, []) for _ in range(workers)]:
         future.result()  # start the workers now, not on the first upload
     return pool

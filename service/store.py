@@ -59,11 +59,13 @@ def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> d
     """Player ids by record player id, adding new players and keeping the latest display name."""
     if not names:
         return {}
+    # Rows are inserted and updated in key order: concurrent uploads of the same players then
+    # lock them in the same order and cannot deadlock on PostgreSQL.
     query = select(col(Player.player_key), col(Player.id), col(Player.display_name)).where(
         col(Player.tenant_id) == tenant_id, col(Player.player_key).in_(names)
-    )
+    ).order_by(col(Player.player_key))
     rows = session.execute(query).all()
-    missing = names.keys() - {key for key, _, _ in rows}
+    missing = sorted(names.keys() - {key for key, _, _ in rows})
     if missing:
         session.execute(
             _insert_ignore(session, Player),
@@ -266,6 +268,10 @@ def _store(
                                    stored_at)
         fresh[item.content_hash] = summary
         summaries.append(summary)
+    # Matches and games in content-hash order, for the same reason as players: two batches
+    # holding the same records in different orders wait for each other, never deadlock.
+    rows.matches.sort(key=lambda row: row["content_hash"])
+    rows.games.sort(key=lambda row: (row["dedupe_scope"], row["content_hash"]))
     for model, values in ((Match, rows.matches), (Game, rows.games), (GamePlayer, rows.seats),
                           (Finding, rows.findings)):
         if values:
@@ -338,7 +344,8 @@ def store_batch(
 
     Rejected items are summarised, not stored. If a concurrent upload stored some of the same
     content first (a unique-key conflict), the batch is retried one record per transaction, so
-    each record is still stored whole or reported as a duplicate.
+    each record is still stored whole or reported as a duplicate; a record that conflicts again
+    (a third upload stored it meanwhile) is retried until it reads as the duplicate it is.
     """
     out: dict[int, service_pb2.RecordSummary] = {}
     valid = []
@@ -352,9 +359,21 @@ def store_batch(
             with sessions() as session, session.begin():
                 stored = _store(session, tenant_id, valid)
         except IntegrityError:
-            stored = []
-            for item in valid:
-                with sessions() as session, session.begin():
-                    stored.extend(_store(session, tenant_id, [item]))
+            stored = [_store_one(sessions, tenant_id, item) for item in valid]
         out.update((s.index, s) for s in stored)
     return [out[item.index] for item in items]
+
+
+def _store_one(
+    sessions: SessionFactory, tenant_id: int, item: Audited, attempts: int = 5
+) -> service_pb2.RecordSummary:
+    # A conflict means the other record is committed (PostgreSQL waits for the other
+    # transaction, SQLite has one writer): the next attempt finds it and reports a duplicate.
+    for _ in range(attempts - 1):
+        try:
+            with sessions() as session, session.begin():
+                return _store(session, tenant_id, [item])[0]
+        except IntegrityError:
+            continue
+    with sessions() as session, session.begin():
+        return _store(session, tenant_id, [item])[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -28,13 +29,11 @@ def _postgres_available() -> str | None:
         return str(exc)
 
 
-@pytest.fixture(
-    scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-)
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                 worker_id: str) -> Iterator[str]:
-    """A fresh empty database: a SQLite file, or a PostgreSQL schema of this worker's own."""
-    if request.param == "sqlite":
+@contextmanager
+def _new_database(kind: str, tmp_path_factory: pytest.TempPathFactory,
+                  worker_id: str) -> Iterator[str]:
+    """A fresh empty database: a SQLite file, or a PostgreSQL schema dropped afterwards."""
+    if kind == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
         return
     problem = _postgres_available()
@@ -51,6 +50,26 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     finally:
         with psycopg.connect(plain, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+_DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(scope="session", params=_DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                 worker_id: str) -> Iterator[str]:
+    """A fresh empty database: a SQLite file, or a PostgreSQL schema of this worker's own."""
+    with _new_database(request.param, tmp_path_factory, worker_id) as url:
+        yield url
+
+
+@pytest.fixture(params=_DATABASES)
+def own_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                     worker_id: str) -> Iterator[str]:
+    """Like ``database_url``, but a database of this test's own (for tests that count rows
+    across tenants, or start servers that must not see other tests' API keys)."""
+    with _new_database(request.param, tmp_path_factory, worker_id) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
