@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from auditor.bidding import replay_bidding
 from auditor.codes import CODES
 from auditor.reading import (
+    MAX_HANDS,
     PROTO_SUITS,
     ReadHand,
     ReadPlay,
@@ -497,7 +498,8 @@ class HandReplay:
             answered = lead_units(ctx, lead.cards)
             if verdict.stands:
                 self.lead_format = answered
-            return answered, False
+            # Nothing put down after the failed throw: no follow can answer it.
+            return answered, not answered
         if verdict.is_throw and not verdict.stands:
             assert verdict.forced is not None
             finding = self.find(
@@ -821,6 +823,11 @@ def audit_match(
     if len(match.players) != 4:
         report.rejections.add(
             field="players", description=f"expected 4 players, found {len(match.players)}"
+        )
+        return report
+    if len(match.hands) > MAX_HANDS:
+        report.rejections.add(
+            field="hands", description=f"{len(match.hands)} hands, at most {MAX_HANDS}"
         )
         return report
     chain = _MatchChain(ruleset, report)

@@ -1,8 +1,12 @@
 """Reading a ``GameRecord`` into plain values, collecting every malformed field.
 
 A record that cannot be replayed at all (an unknown ruleset, a bad card token,
-a seat out of range) is *rejected* with one violation per field, each naming the
-field's path; nothing here raises on a bad record.
+a seat out of range, a bid kind outside the enum) is *rejected* with one violation
+per field, each naming the field's path; nothing here raises on a bad record.
+
+Repeated fields are bounded by the ruleset (``Limits``), above any real hand but low enough
+that a hostile record (10,000 tricks, 5,000 cards in a play) is rejected at once instead of
+replayed for seconds: ``tricks: 10000 tricks, at most 33``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,37 @@ SUITS_BY_PROTO = {
     records_pb2.SUIT_DIAMONDS: 3,
 }
 PROTO_SUITS = {v: k for k, v in SUITS_BY_PROTO.items()}
+
+
+BID_KINDS = frozenset(records_pb2.BidKind.values()) - {records_pb2.BID_KIND_UNSPECIFIED}
+PLAYS_PER_TRICK = 8
+"""Plays a trick may hold: twice a table's four, so a repeated play is still audited."""
+MAX_HANDS = 1000
+"""Hands a match may hold (``audit_match``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long a record's repeated fields may be under a ruleset.
+
+    ``held``: the most cards a seat ever holds (a hand and the kitty, 33 or 45). It limits
+    the tricks (a hand has at most ``hand_size``), the cards of a play, an attempted throw, a
+    split (and its units), a bid, a pick-up and a bury: a card beyond it is not in hand
+    anyway, and the engine's split search grows with the copies of a kind in a lead.
+    ``deal``: two decks' worth (216 or 324), the limit of the deck, a dealt hand and the
+    kitty, so a deal with every card twice is still audited (as DEAL_INVALID). ``items``:
+    one deck (108 or 162), the limit of the bids and kitty exchanges (cheap to replay). A
+    trick holds at most ``PLAYS_PER_TRICK`` plays.
+    """
+
+    held: int
+    deal: int
+    items: int
+
+    @classmethod
+    def of(cls, ruleset: Ruleset) -> Limits:
+        deck = 54 * ruleset.decks
+        return cls(held=ruleset.hand_size + ruleset.kitty_size, deal=2 * deck, items=deck)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +144,21 @@ def _fast_kinds(tokens: Sequence[str]) -> list[int] | None:
 
 
 class _Reader:
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits) -> None:
         self.violations: list[Violation] = []
+        self.limits = limits
 
-    def cards(self, tokens: Sequence[str], path: str) -> list[int]:
+    def too_many(self, count: int, limit: int, what: str, path: str) -> bool:
+        """Whether a repeated field is over its limit (a violation when it is)."""
+        if count <= limit:
+            return False
+        self.violations.append(Violation(path, f"{count} {what}, at most {limit}"))
+        return True
+
+    def cards(self, tokens: Sequence[str], path: str, deal: bool = False) -> list[int]:
+        limit = self.limits.deal if deal else self.limits.held
+        if self.too_many(len(tokens), limit, "cards", path):
+            return []
         fast = _fast_kinds(tokens)
         if fast is not None:
             return fast
@@ -150,33 +196,47 @@ class _Reader:
 def resolve_ruleset(ruleset_id: str, overrides_json: str, path: str = "") -> Ruleset | Violation:
     """The ruleset a record names, with its JSON overrides applied."""
     prefix = f"{path}." if path else ""
+    overrides = f"{prefix}ruleset_overrides_json"
     try:
         ruleset = get_ruleset(ruleset_id or "classic")
         if overrides_json.strip():
-            data = json.loads(overrides_json)
+            data, error = _parse_json(overrides_json)
+            if error:
+                return Violation(overrides, f"not valid JSON: {error}")
             if not isinstance(data, dict):
-                return Violation(f"{prefix}ruleset_overrides_json", "expected a JSON object")
+                return Violation(overrides, "expected a JSON object")
             data.setdefault("base", ruleset.id)
             ruleset = ruleset_from_mapping(data)
-    except json.JSONDecodeError as exc:
-        return Violation(f"{prefix}ruleset_overrides_json", f"not valid JSON: {exc}")
     except RulesetError as exc:
         field_name = "ruleset_overrides_json" if overrides_json.strip() else "ruleset"
         return Violation(f"{prefix}{field_name}", str(exc))
     return ruleset
 
 
+def _parse_json(text: str) -> tuple[object, str]:
+    """The JSON value of ``text`` and "", or None and why ``json.loads`` could not read it."""
+    try:
+        return json.loads(text), ""
+    except json.JSONDecodeError as exc:
+        return None, str(exc)
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError:  # an integer of more than 4,300 digits, which int() refuses
+        return None, "a number with too many digits"
+
+
 def read_game(
     record: records_pb2.GameRecord, ruleset: Ruleset | None = None, path: str = ""
 ) -> ReadHand | list[Violation]:
     """Read a record (under ``ruleset`` when given, else its own); violations reject it."""
-    reader = _Reader()
     prefix = f"{path}." if path else ""
     if ruleset is None:
         resolved = resolve_ruleset(record.ruleset, record.ruleset_overrides_json, path)
         if isinstance(resolved, Violation):
             return [resolved]
         ruleset = resolved
+    limits = Limits.of(ruleset)
+    reader = _Reader(limits)
     ctx = record.context
     team_levels = (
         reader.level(ctx.team0_level, f"{prefix}context.team0_level"),
@@ -196,12 +256,14 @@ def read_game(
                 )
             )
         for seat, hand in enumerate(dealt.hands[:4]):
-            hands[seat] = reader.cards(hand.cards, f"{prefix}dealt_hands.hands[{seat}].cards")
-        kitty = reader.cards(dealt.kitty, f"{prefix}dealt_hands.kitty")
+            hands[seat] = reader.cards(
+                hand.cards, f"{prefix}dealt_hands.hands[{seat}].cards", deal=True
+            )
+        kitty = reader.cards(dealt.kitty, f"{prefix}dealt_hands.kitty", deal=True)
     elif deal == "draw_order":
         order = record.draw_order
         first = reader.seat(order.first_drawer, f"{prefix}draw_order.first_drawer")
-        deck = reader.cards(order.deck, f"{prefix}draw_order.deck")
+        deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
         dealt_count = max(len(deck) - ruleset.kitty_size, 0)
         draw_sequence = [((first + i) % 4, k) for i, k in enumerate(deck[:dealt_count])]
         for seat, kind in draw_sequence:
@@ -212,7 +274,10 @@ def read_game(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
         )
     bids = []
-    for i, bid in enumerate(record.bids):
+    all_bids: Sequence[records_pb2.BidEvent] = record.bids
+    if reader.too_many(len(all_bids), limits.items, "bids", f"{prefix}bids"):
+        all_bids = all_bids[:0]
+    for i, bid in enumerate(all_bids):
         choice: int | None = None
         if bid.HasField("trump_chosen"):
             if bid.trump_chosen == records_pb2.SUIT_NO_TRUMP:
@@ -225,6 +290,10 @@ def read_game(
                 )
         if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
             reader.violations.append(Violation(f"{prefix}bids[{i}].kind", "bid kind not set"))
+        elif bid.kind not in BID_KINDS:
+            reader.violations.append(Violation(
+                f"{prefix}bids[{i}].kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)"
+            ))
         bids.append(
             ReadBid(
                 seat=reader.seat(bid.seat, f"{prefix}bids[{i}].seat"),
@@ -234,24 +303,38 @@ def read_game(
                 drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
             )
         )
+    all_exchanges: Sequence[records_pb2.KittyExchange] = record.kitty_exchanges
+    if reader.too_many(len(all_exchanges), limits.items, "kitty exchanges",
+                       f"{prefix}kitty_exchanges"):
+        all_exchanges = all_exchanges[:0]
     exchanges = [
         ReadExchange(
             seat=reader.seat(ex.seat, f"{prefix}kitty_exchanges[{i}].seat"),
             picked_up=reader.cards(ex.picked_up, f"{prefix}kitty_exchanges[{i}].picked_up"),
             buried=reader.cards(ex.buried, f"{prefix}kitty_exchanges[{i}].buried"),
         )
-        for i, ex in enumerate(record.kitty_exchanges)
+        for i, ex in enumerate(all_exchanges)
     ]
     tricks = []
-    for t, trick in enumerate(record.tricks):
+    all_tricks: Sequence[records_pb2.Trick] = record.tricks
+    if reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
+        all_tricks = all_tricks[:0]
+    max_cards = limits.held
+    for t, trick in enumerate(all_tricks):
         # The hot path of reading: paths are formatted only when a field is bad.
         plays = []
-        for p, play in enumerate(trick.plays):
+        all_plays: Sequence[records_pb2.Play] = trick.plays
+        if len(all_plays) > PLAYS_PER_TRICK:
+            reader.too_many(len(all_plays), PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
+            all_plays = all_plays[:0]
+        for p, play in enumerate(all_plays):
             seat = play.seat
             if not 0 <= seat < 4:
                 seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
             tokens_played = play.cards
             try:
+                if len(tokens_played) > max_cards:
+                    raise KeyError  # reader.cards reports it
                 cards = list(map(_KIND_OF, tokens_played[:]))
             except KeyError:
                 cards = reader.cards(tokens_played, f"{prefix}tricks[{t}].plays[{p}].cards")
@@ -262,16 +345,20 @@ def read_game(
                     play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
                 )
             plays.append(ReadPlay(seat, cards, attempted))
-        if not plays:
+        if not trick.plays:
             reader.violations.append(
                 Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
             )
+        units = trick.declared_split
         split = (
             [
                 reader.cards(u.cards, f"{prefix}tricks[{t}].declared_split[{i}].cards")
-                for i, u in enumerate(trick.declared_split)
+                for i, u in enumerate(units)
             ]
-            if trick.declared_split
+            if units
+            and not reader.too_many(
+                len(units), limits.held, "units", f"{prefix}tricks[{t}].declared_split"
+            )
             else None
         )
         leader = trick.leader

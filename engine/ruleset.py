@@ -439,38 +439,73 @@ def register(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+OVERRIDE_INT_LIMIT = 1000
+"""Whole numbers in a variant lie within ±this: every preset's do, and scores stay small."""
+
+_ENUMS: dict[str, type[StrEnum]] = {
+    "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
+    "ThrowCompare": ThrowCompare, "Outcome": Outcome,
+    "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
+    "FirstHandDealer": FirstHandDealer, "JokerTrump": JokerTrump,
+}
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "an array", tuple: "an array", dict: "a table"}
+    return "nothing" if value is None else names.get(type(value), type(value).__name__)
+
+
 def _convert(value: Any, annotation: str, where: str) -> Any:
-    # Values from TOML/JSON arrive as lists and strings; dataclass fields want tuples and enums.
-    enums = {
-        "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
-        "ThrowCompare": ThrowCompare,
-        "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
-        "FirstHandDealer": FirstHandDealer, "JokerTrump": JokerTrump,
-    }
-    if annotation in enums:
-        try:
-            return enums[annotation](value)
-        except ValueError:
-            allowed = ", ".join(e.value for e in enums[annotation])
-            raise RulesetError(f"{where}: {value!r} is not one of {allowed}") from None
+    """A TOML/JSON value as the field's type (tuples, enums), or ``RulesetError`` naming it."""
+    if annotation in _ENUMS:
+        enum = _ENUMS[annotation]
+        allowed = ", ".join(e.value for e in enum)
+        if not isinstance(value, str) or value not in {e.value for e in enum}:
+            raise RulesetError(f"{where}: expected one of {allowed}, found {value!r}")
+        return enum(value)
+    if annotation == "int | None" and value is None:
+        return None
+    if annotation in ("int", "int | None"):
+        if isinstance(value, bool) or not isinstance(value, int) or not (
+            -OVERRIDE_INT_LIMIT <= value <= OVERRIDE_INT_LIMIT
+        ):
+            raise RulesetError(f"{where}: expected a whole number from -{OVERRIDE_INT_LIMIT} "
+                               f"to {OVERRIDE_INT_LIMIT}, found {value!r}")
+        return value
+    if annotation == "bool" and not isinstance(value, bool):
+        raise RulesetError(f"{where}: expected true or false, found {_kind(value)}")
+    if annotation == "str" and not isinstance(value, str):
+        raise RulesetError(f"{where}: expected a string, found {_kind(value)}")
+    if annotation in ("bool", "str"):
+        return value
+    if not isinstance(value, (list, tuple)):
+        raise RulesetError(f"{where}: expected an array, found {_kind(value)}")
     if annotation.startswith("tuple[LevelBand"):
         return tuple(_level_band(b, f"{where}[{i}]") for i, b in enumerate(value))
     if annotation.startswith("tuple[tuple"):
-        return tuple(tuple(pair) for pair in value)
-    if annotation.startswith("tuple"):
-        return tuple(value)
-    return value
+        pairs = []
+        for i, pair in enumerate(value):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise RulesetError(f"{where}[{i}]: expected an array of 2 strings, found "
+                                   f"{_kind(pair)}")
+            pairs.append(tuple(_convert(v, "str", f"{where}[{i}][{j}]")
+                               for j, v in enumerate(pair)))
+        return tuple(pairs)
+    return tuple(_convert(v, "str", f"{where}[{i}]") for i, v in enumerate(value))
 
 
 def _level_band(raw: Any, where: str) -> LevelBand:
     if not isinstance(raw, Mapping):
         raise RulesetError(f"{where}: expected a table with lo, hi, outcome")
-    data = dict(raw)
-    try:
-        data["outcome"] = Outcome(data["outcome"])
-        return LevelBand(**data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RulesetError(f"{where}: {exc}") from None
+    fields = {f.name: str(f.type) for f in dataclasses.fields(LevelBand)}
+    for key in raw:
+        if key not in fields:
+            raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(fields)}")
+    missing = [name for name in ("lo", "hi", "outcome") if name not in raw]
+    if missing:
+        raise RulesetError(f"{where}: missing {', '.join(missing)}")
+    return LevelBand(**{k: _convert(v, fields[k], f"{where}.{k}") for k, v in raw.items()})
 
 
 def _replace_section(section: Any, overrides: Mapping[str, Any], where: str) -> Any:
@@ -487,7 +522,7 @@ def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Rul
     """A ruleset from a mapping: ``base`` (a preset id) plus field overrides."""
     base = get_ruleset(str(data.get("base", data.get("id", "classic"))))
     changes: dict[str, Any] = {}
-    top_fields = {f.name for f in dataclasses.fields(Ruleset)}
+    top_fields = {f.name: str(f.type) for f in dataclasses.fields(Ruleset)}
     for key, value in data.items():
         if key == "base":
             continue
@@ -496,7 +531,7 @@ def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Rul
                 raise RulesetError(f"{where}.{key}: expected a table of fields")
             changes[key] = _replace_section(getattr(base, key), value, f"{where}.{key}")
         elif key in top_fields:
-            changes[key] = tuple(value) if key == "reconstructed" else value
+            changes[key] = _convert(value, top_fields[key], f"{where}.{key}")
         else:
             raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(top_fields)}")
     result = dataclasses.replace(base, **changes)
@@ -538,6 +573,12 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
     for rank in (*ruleset.level.must_play, ruleset.level.first_level):
         if rank not in RANK_LETTERS:
             raise RulesetError(f"{where}.level: {rank!r} is not a rank")
+    penalty = ruleset.throw.penalty_per_card
+    if penalty < 0 or penalty % 5:
+        # Every other score is a multiple of 5, and the level bands tile points in steps of 5.
+        raise RulesetError(
+            f"{where}.throw.penalty_per_card: {penalty} is not a multiple of 5 from 0"
+        )
     _validate_bands(ruleset.level.bands, f"{where}.level.bands")
     _validate_bidding(ruleset, f"{where}.bidding")
 
@@ -549,6 +590,9 @@ def _validate_bands(bands: tuple[LevelBand, ...], where: str) -> None:
     for i, band in enumerate(bands):
         if band.step is not None and band.step <= 0:
             raise RulesetError(f"{where}[{i}].step: {band.step} is not a positive step")
+        lowest = min(band.levels_for(band.lo), band.levels_for(band.hi or band.lo))
+        if lowest < 0 or (band.hi is None and band.step is not None and band.direction < 0):
+            raise RulesetError(f"{where}[{i}].levels: the levels moved fall below 0")
         if band.hi is None:
             if i != len(bands) - 1:
                 raise RulesetError(f"{where}[{i}]: only the last band may be open (hi unset)")

@@ -22,6 +22,7 @@ from typing import BinaryIO
 
 from chaodipi.v1 import records_pb2
 from importers import botzone, eighty, variants
+from importers.jsonpath import loads
 from importers.notation import format_records, read_text
 from importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
 from importers.protobin import read_pb, write_pb
@@ -49,6 +50,11 @@ __all__ = [
 
 
 def _sniff_json(value: object) -> str:
+    # A loop, not recursion: an array nested nearly as deep as json.loads allows is valid.
+    while isinstance(value, list) and value:
+        if all(isinstance(v, dict) and "type" in v and "seq" in v for v in value):
+            return "eighty"  # a legacy v1 replay: reported as not replayable
+        value = value[0]
     if isinstance(value, dict):
         if value.get("format") == eighty.FORMAT or "replay_json" in value:
             return "eighty"
@@ -56,10 +62,6 @@ def _sniff_json(value: object) -> str:
             return "eighty"
         if isinstance(value.get("log"), list):
             return "botzone"
-    if isinstance(value, list) and value:
-        if all(isinstance(v, dict) and "type" in v and "seq" in v for v in value):
-            return "eighty"  # a legacy v1 replay: reported as not replayable
-        return _sniff_json(value[0])
     return "json"
 
 
@@ -81,7 +83,7 @@ def detect_format(name: str, data: bytes) -> str:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return _sniff_json(json.loads(text))
+            return _sniff_json(loads(text))
         except json.JSONDecodeError:
             values = json_values(text)
             if isinstance(values, list) and values:

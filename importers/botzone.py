@@ -101,6 +101,9 @@ class _Log:
             if command != "request":
                 raise RecordError(f"{at}.command", f"expected request or finish, found {command!r}")
             seat, request = _only(content, f"{at}.content", "the seat asked")
+            if seat not in ("0", "1", "2", "3"):
+                raise RecordError(f"{at}.content", f"expected a seat 0-3 as the key, found "
+                                  f"{seat!r}")
             where = jp.key_path(f"{at}.content", seat)
             request = jp.obj(request, where)
             stage = request.get("stage")
@@ -116,8 +119,18 @@ class _Log:
                 raise RecordError(f"{where}.stage",
                                   f"expected deal, cover or play, found {stage!r}")
             if isinstance(request.get("global"), dict):
-                self.banking = request["global"].get("banking", self.banking)
-                self.total = request["global"].get("total_score", self.total)
+                self._global(request["global"], f"{where}.global")
+
+    def _global(self, state: dict[str, Any], where: str) -> None:
+        """Keep the banking (trump) and the score the judge shows to every request."""
+        if "banking" in state:
+            banking = jp.obj(state["banking"], f"{where}.banking")
+            major = banking.get("major")
+            if major is not None and not isinstance(major, str):
+                raise RecordError(f"{where}.banking.major", "expected a suit letter s, h, c, d "
+                                  f"or n (no trump), found {jp.kind(major)}")
+            self.banking = banking
+        self.total = state.get("total_score", self.total)
 
     def _deal(self, seat: int, request: dict[str, Any], where: str, answer: list[Any],
               answer_at: str, deal: list[str]) -> None:
@@ -174,7 +187,8 @@ class _Log:
             play.cards.extend(shown)
         change = display.get("get_score") if isinstance(display, dict) else None
         if len(self.trick.plays) == 1 and isinstance(change, int) and change:
-            self.trick.claim.penalty = abs(change)
+            penalty = jp.integer(change, f"{at}.get_score", -jp.INT32, jp.INT32)
+            self.trick.claim.penalty = abs(penalty)
 
     def _finish(self, content: dict[str, Any], output: dict[str, Any], at: str) -> None:
         display = output.get("display")
@@ -184,8 +198,11 @@ class _Log:
             self.game.metadata["botzone.error"] = json.dumps(errors)
             return
         change = display.get("get_score", 0) if isinstance(display, dict) else 0
-        self.game.claim.defenders_points = jp.integer(self.total, f"{at}.global.total_score") + \
-            jp.integer(change, f"{at}.display.get_score")
+        total = jp.integer(self.total, f"{at}.global.total_score", -jp.INT32, jp.INT32)
+        points = total + jp.integer(change, f"{at}.display.get_score", -jp.INT32, jp.INT32)
+        self.game.claim.defenders_points = jp.integer(
+            points, f"{at}.display.get_score", -jp.INT32, jp.INT32
+        )
 
 
 def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.GameRecord:

@@ -26,6 +26,7 @@ _SUITS = {"S": records_pb2.SUIT_SPADES, "H": records_pb2.SUIT_HEARTS,
           "D": records_pb2.SUIT_DIAMONDS, "C": records_pb2.SUIT_CLUBS}
 _BID_CARDS = {1: 1, 2: 2, 3: 2, 4: 2}  # strength → number of cards shown
 _IGNORED_EVENTS = {"pass", "decision_applied", "dealing_complete", "rebel_choice"}
+_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time a datetime holds
 
 
 def card_token(card_id: int) -> str:
@@ -82,8 +83,10 @@ def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, str]:
     """The v2 object inside a row or envelope, its path, and the row's completion time."""
     played_at = ""
     if isinstance(value, dict) and "replay_json" in value:
-        if isinstance(value.get("completed_at"), int):
-            played_at = datetime.fromtimestamp(value["completed_at"], UTC).isoformat()
+        completed = value.get("completed_at")
+        if isinstance(completed, int) and not isinstance(completed, bool):
+            seconds = jp.integer(completed, f"{path}.completed_at", 0, _LAST_SECOND)
+            played_at = datetime.fromtimestamp(seconds, UTC).isoformat()
         path = f"{path}.replay_json"
         value = jp.parse_embedded(value["replay_json"], path)
     if jp.is_envelope(value):
@@ -200,7 +203,8 @@ class _Events:
 
     def _on_deal_started(self, event: dict[str, Any], at: str, seq: int) -> None:
         if "round" in event:
-            self.game.context.hand_number = jp.integer(event["round"], f"{at}.round", 1)
+            self.game.context.hand_number = jp.integer(event["round"], f"{at}.round", 1,
+                                                       jp.INT32)
 
     def _on_cut(self, event: dict[str, Any], at: str, seq: int) -> None:
         self.game.context.first_hand = True
@@ -272,14 +276,16 @@ class _Events:
         claim = self.game.tricks[-1].claim
         claim.winner = jp.integer(jp.field(event, "winner", at, "a seat"), f"{at}.winner", 0, 3)
         claim.points = jp.integer(jp.field(event, "points", at, "the trick's points"),
-                                  f"{at}.points", 0)
+                                  f"{at}.points", 0, jp.INT32)
 
     def _on_round_scored(self, event: dict[str, Any], at: str, seq: int) -> None:
         where = f"{at}.score"
         score = jp.obj(jp.field(event, "score", at, "the score"), where)
 
         def number(key: str) -> int:
-            return jp.integer(jp.field(score, key, where, "a number"), f"{where}.{key}")
+            # Points are never negative (no penalties), so total - attackPoints fits 32 bits.
+            return jp.integer(jp.field(score, key, where, "a number"), f"{where}.{key}", 0,
+                              jp.INT32)
 
         total, attack = number("total"), number("attackPoints")
         claim = self.game.claim
@@ -300,7 +306,7 @@ def _level_result(
     attackers_win = jp.field(score, "attackersWin", where, "true or false")
     levels_up = jp.integer(jp.field(score, "levelsUp", where, "a number"), f"{where}.levelsUp", 0)
     rising = 1 - dealer_team if attackers_win else dealer_team
-    after_rank = jp.integer(after[rising], f"{path}.levelsAfter[{rising}]", 2)
+    after_rank = jp.integer(after[rising], f"{path}.levelsAfter[{rising}]", 2, jp.INT32)
     rise = after_rank - jp.integer(before[rising], f"{path}.levelsBefore[{rising}]", 2, 14)
     result = records_pb2.LevelResult(levels=rise)
     if after_rank > 14:

@@ -4,13 +4,33 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
+import zlib
 from typing import Any
 
 from importers.problems import RecordError
 
 ENVELOPE = "gzip+base64"
+ENVELOPE_LIMIT = 16 << 20
+"""Bytes of JSON an envelope may inflate to (the 80-fen program stores at most 128 KiB)."""
+INT32 = 2**31 - 1
+"""The largest value of a record's int32 fields."""
+
+
+def loads(text: str) -> Any:
+    """``json.loads``, raising ``json.JSONDecodeError`` for every text it cannot read.
+
+    ``json.loads`` itself raises ``RecursionError`` for arrays or objects nested about a
+    thousand deep and a plain ``ValueError`` for a number of more than 4,300 digits.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except ValueError:
+        raise json.JSONDecodeError("a number with too many digits", text, 0) from None
 
 
 def kind(value: Any) -> str:
@@ -47,7 +67,12 @@ def integer(value: Any, path: str, lo: int | None = None, hi: int | None = None)
     if isinstance(value, bool) or not isinstance(value, int):
         raise RecordError(path, f"expected a whole number, found {kind(value)}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = f"{lo}-{hi}" if hi is not None else f"at least {lo}"
+        if hi is None:
+            bounds = f"at least {lo}"
+        elif lo is None:
+            bounds = f"at most {hi}"
+        else:
+            bounds = f"{lo} to {hi}" if lo < 0 else f"{lo}-{hi}"
         raise RecordError(path, f"expected a number {bounds}, found {value}")
     return value
 
@@ -73,7 +98,7 @@ def parse_embedded(value: Any, path: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return loads(value)
     except json.JSONDecodeError as exc:
         raise RecordError(path, f"expected JSON text inside the string: {exc.msg}") from None
 
@@ -83,13 +108,29 @@ def is_envelope(value: Any) -> bool:
     return isinstance(value, dict) and value.get("encoding") == ENVELOPE
 
 
+def _gunzip(data: bytes, limit: int) -> bytes | None:
+    """The gzip members of ``data`` inflated, or None beyond ``limit`` bytes (a zip bomb)."""
+    out = bytearray()
+    while data:
+        member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        out += member.decompress(data, limit + 1 - len(out))
+        if len(out) > limit:
+            return None
+        if not member.eof:
+            raise EOFError("compressed data ended before the end-of-stream marker")
+        data = member.unused_data
+    return bytes(out)
+
+
 def open_envelope(value: dict[str, Any], path: str) -> Any:
-    """The JSON value inside a gzip+base64 envelope."""
-    data = text(field(value, "data", path, "base64 text of gzip data"), key_path(path, "data"))
+    """The JSON value inside a gzip+base64 envelope (at most ``ENVELOPE_LIMIT`` bytes of it)."""
+    where = key_path(path, "data")
+    data = text(field(value, "data", path, "base64 text of gzip data"), where)
     try:
-        raw = gzip.decompress(base64.b64decode(data, validate=True))
-        return json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, OSError, EOFError) as exc:
-        raise RecordError(
-            key_path(path, "data"), f"expected base64 of gzip-compressed JSON: {exc}"
-        ) from None
+        raw = _gunzip(base64.b64decode(data, validate=True), ENVELOPE_LIMIT)
+        if raw is None:
+            raise RecordError(where, f"expected at most {ENVELOPE_LIMIT} bytes of JSON inside "
+                                     "the envelope: it inflates to more")
+        return loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, EOFError, zlib.error) as exc:
+        raise RecordError(where, f"expected base64 of gzip-compressed JSON: {exc}") from None

@@ -7,6 +7,7 @@ is checked field by field against the message schema first, so an error names it
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -16,7 +17,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from chaodipi.v1 import records_pb2
-from importers.jsonpath import kind
+from importers.jsonpath import INT32, kind, loads
 from importers.problems import Collector, ImportResult, RecordError
 from importers.tokens import bad_token
 
@@ -49,7 +50,8 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
     elif fd.type in _INTS:
         number = value
         if isinstance(value, str) and value.lstrip("-").isdigit():
-            number = int(value)
+            with contextlib.suppress(ValueError):  # digits int() cannot read: "²", 4,301 of them
+                number = int(value)
         if isinstance(number, float) and number.is_integer():
             number = int(number)
         if isinstance(number, bool) or not isinstance(number, int):
@@ -65,6 +67,8 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
         if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
             raise RecordError(path, f"expected an enum name ({names[1]}, ...), found "
                                     f"{kind(value)}")
+        if isinstance(value, int) and not -INT32 - 1 <= value <= INT32:
+            raise RecordError(path, f"expected an enum name or a 32-bit number, found {value}")
 
 
 def _check(descriptor: Descriptor, value: Any, path: str) -> None:
@@ -151,13 +155,13 @@ def json_values(
     when the text is none of these.
     """
     try:
-        document = json.loads(text)
+        document = loads(text)
     except json.JSONDecodeError as whole:
         lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
         values: list[tuple[str, Any]] = []
         for n, line in lines:
             try:
-                values.append((f"line {n}: $", json.loads(line)))
+                values.append((f"line {n}: $", loads(line)))
             except json.JSONDecodeError as exc:
                 if not values:
                     return RecordError(

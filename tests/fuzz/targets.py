@@ -1,0 +1,435 @@
+"""Fuzz targets: cases (frozen dataclasses whose ``repr`` is a reproducer) and their checks.
+
+``case.run()`` builds the damaged input from the case alone and checks, raising
+``AssertionError`` (or whatever escaped) when a property fails:
+
+- ``audit_game`` / ``audit_match`` return a report; a report with rejections has nothing
+  computed and every rejection names a field that exists in the record; every finding's code
+  is in ``auditor.codes.CODES`` with its severity, and the counts add up;
+- the record serializes and gets the service's content hash;
+- every importer (pb, json, text, eighty, botzone, auto-detected) returns records and
+  problems naming a location, never raises in lenient mode and raises only ``ImportFailed``
+  in strict mode; every record it returns audits as above, exports as annotated notation and
+  reads back from that text as itself in canonical form (``canonical``);
+- a record written as protobuf JSON reads back as itself, as notation as its canonical form;
+  one with a bad card or rank token is what the notation writer refuses (``ValueError``) and
+  what the JSON reader reports as a problem.
+
+Each case class has ``draw(rng)``, the benchmark's way to make one; ``tests/fuzz/strategies.py``
+builds the same classes for Hypothesis.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from auditor import CODES, audit_game, audit_match
+from chaodipi.v1 import audit_pb2, records_pb2
+from engine.ruleset import get_ruleset
+from importers import ImportFailed, ImportProblem, ImportResult, dumps, load_bytes
+from importers.export import export_text
+from importers.notation import format_records, read_text
+from importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, card, rank
+from service.audited import content_hash
+from tests.auditor.conftest import RULESETS
+from tests.fuzz.mutators import (
+    BYTE_EDITS,
+    FOREIGN,
+    GAME_MUTATORS,
+    GAME_WEIGHTS,
+    MATCH_MUTATORS,
+    NOTATION_EDITS,
+    SEEDS,
+    WRAPPINGS,
+    Steps,
+    apply,
+    draw_steps,
+    fold,
+    fold_json,
+    foreign_source,
+    game_source,
+    match_source,
+    wrap,
+)
+
+AUDIT_AS = (None, *RULESETS, "eighty", "botzone")
+"""Audit under the record's own ruleset, or re-audit under another."""
+SEVERITY_COUNTS = {
+    audit_pb2.SEVERITY_BREACH: "breaches",
+    audit_pb2.SEVERITY_SCORING_ERROR: "scoring_errors",
+    audit_pb2.SEVERITY_WARNING: "warnings",
+}
+EXPORT_HANDS = 100
+"""Matches longer than this are audited but not exported and re-read: that is linear but slow
+(a 1,001-hand match is 3 MB of notation), and the limit of a match is 1,000 hands."""
+_SEGMENT = re.compile(r"^([a-z_0-9]+)(?:\[(\d+)\])?$")
+
+
+class Case(Protocol):
+    """One fuzz case: everything needed to rebuild its input, and the check."""
+
+    target: ClassVar[str]
+
+    def run(self) -> None: ...
+
+
+# -- properties ---------------------------------------------------------------------------
+
+
+def resolve(message: Any, path: str) -> None:
+    """Assert that ``path`` (``tricks[3].plays[1].cards[0]``) names a field present in it."""
+    node = message
+    for segment in path.split("."):
+        found = _SEGMENT.match(segment)
+        assert found, f"rejection path {path!r}: bad segment {segment!r}"
+        name, index = found.group(1), found.group(2)
+        if name == "deal" and index is None and isinstance(node, records_pb2.GameRecord):
+            continue  # the oneof itself: "missing"
+        assert name in node.DESCRIPTOR.fields_by_name, f"{path!r}: no field {name!r}"
+        node = getattr(node, name)
+        if index is not None:
+            assert int(index) < len(node), f"{path!r}: index {index} out of range"
+            node = node[int(index)]
+
+
+def check_report(report: audit_pb2.AuditReport, record: Any, prefix: str = "") -> None:
+    """The properties of one hand's report (``prefix``: ``hands[i].`` inside a match)."""
+    if report.rejections:
+        assert not report.findings and not report.HasField("computed"), "rejected yet computed"
+        for v in report.rejections:
+            assert v.field and v.description, f"rejection without field or reason: {v}"
+            assert v.field.startswith(prefix), f"{v.field!r} outside {prefix!r}"
+            resolve(record, v.field)
+    counts = dict.fromkeys(SEVERITY_COUNTS.values(), 0)
+    for finding in report.findings:
+        code = CODES.get(finding.code)
+        assert code is not None, f"unknown finding code {finding.code!r}"
+        assert finding.severity == code.severity, f"{finding.code}: wrong severity"
+        counts[SEVERITY_COUNTS[finding.severity]] += 1
+    assert (report.breaches, report.scoring_errors, report.warnings) == tuple(counts.values())
+    report.SerializeToString()
+
+
+def check_hash(record: records_pb2.GameRecord | records_pb2.MatchRecord) -> None:
+    """The record serializes, parses back equal, and gets the service's content hash."""
+    again = type(record).FromString(record.SerializeToString())
+    assert again == record, "the record does not survive its own serialization"
+    assert len(content_hash(record)) == 64
+
+
+def check_game(record: records_pb2.GameRecord, audit_as: str | None = None,
+               with_steps: bool = False) -> audit_pb2.AuditReport:
+    """Audit one hand and check the report."""
+    check_hash(record)
+    ruleset = None if audit_as is None else get_ruleset(audit_as)
+    report = audit_game(record, ruleset=ruleset, steps=with_steps)
+    check_report(report, record)
+    return report
+
+
+def check_match(record: records_pb2.MatchRecord,
+                audit_as: str | None = None) -> audit_pb2.MatchAuditReport:
+    """Audit a match and check its report and every hand's."""
+    check_hash(record)
+    ruleset = None if audit_as is None else get_ruleset(audit_as)
+    report = audit_match(record, ruleset=ruleset)
+    for v in report.rejections:
+        assert v.field and v.description, f"rejection without field or reason: {v}"
+        resolve(record, v.field)
+    # A match-level rejection (players, ruleset, hands) stops the audit; a hand of another
+    # ruleset is skipped; every other hand has its report, in order.
+    rejected = {v.field for v in report.rejections}
+    stopped = any(not field.startswith("hands[") for field in rejected)
+    audited = [] if stopped else [
+        i for i in range(len(record.hands)) if f"hands[{i}].ruleset" not in rejected
+    ]
+    assert len(report.hands) == len(audited), "a hand of the match has no report"
+    for i, hand in zip(audited, report.hands, strict=True):
+        assert hand.record_id == record.hands[i].record_id
+        check_report(hand, record, f"hands[{i}].")
+    for finding in report.findings:
+        assert finding.code in CODES, f"unknown finding code {finding.code!r}"
+    report.SerializeToString()
+    return report
+
+
+def check_problem(problem: ImportProblem, name: str) -> None:
+    """An import problem names the file, a location in it and what was expected."""
+    assert isinstance(problem, ImportProblem), problem
+    assert problem.file == name and problem.location and problem.message, problem
+
+
+def check_import(data: bytes, name: str, fmt: str, strict: bool) -> ImportResult | None:
+    """Import bytes; check the problems; audit, export and re-read every record."""
+    try:
+        result = load_bytes(data, name, fmt, strict)
+    except ImportFailed as failed:
+        assert strict, "ImportFailed in lenient mode"
+        check_problem(failed.problem, name)
+        return None
+    assert isinstance(result, ImportResult)
+    for problem in result.errors:
+        check_problem(problem, name)
+    assert not (strict and result.errors), "strict mode returned problems instead of raising"
+    for record in result.records:
+        which = record.WhichOneof("record")
+        assert which is not None, "an imported RecordFile holds nothing"
+        if which == "game":
+            check_game(record.game)
+        else:
+            check_match(record.match)
+            if len(record.match.hands) > EXPORT_HANDS:
+                continue
+        annotated = read_text(export_text([record]), "exported.txt")
+        assert not annotated.errors, f"exported text does not read back: {annotated.errors[0]}"
+        assert annotated.records == [canonical(record)], "exported text reads back changed"
+    return result
+
+
+def canonical(record: records_pb2.RecordFile) -> records_pb2.RecordFile:
+    """A copy with card and rank tokens as the notation writes them (``sa``: ``SA``, ``10``: ``T``).
+
+    The notation is case-insensitive and writes canonical tokens (docs/notation.md), so a
+    record round-trips through text to its canonical form.
+    """
+    copy = records_pb2.RecordFile()
+    copy.CopyFrom(record)
+    _canonical(copy)
+    return copy
+
+
+def _canonical(message: Any) -> None:
+    for fd, value in message.ListFields():
+        if fd.full_name in CARD_FIELDS:
+            value[:] = [card(t) for t in value]
+        elif fd.full_name in RANK_FIELDS:
+            setattr(message, fd.name, rank(value))
+        elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+            for item in value if fd.is_repeated else [value]:
+                _canonical(item)
+
+
+def _is_writable(record: records_pb2.RecordFile) -> bool:
+    return bad_token(record, "", json_names=False) is None
+
+
+# -- cases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameCase:
+    """A generated hand damaged by game mutators, audited (maybe under another ruleset)."""
+
+    target: ClassVar[str] = "audit-game"
+    ruleset: str
+    seed: int
+    first_hand: bool
+    steps: Steps
+    audit_as: str | None = None
+    with_steps: bool = False
+
+    def record(self) -> records_pb2.GameRecord:
+        game = game_source(self.ruleset, self.seed, self.first_hand)
+        apply(GAME_MUTATORS, game, self.steps)
+        return game
+
+    def run(self) -> None:
+        check_game(self.record(), self.audit_as, self.with_steps)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> GameCase:
+        return cls(rng.choice(RULESETS), rng.randrange(SEEDS), rng.random() < 0.5,
+                   draw_steps(rng, GAME_WEIGHTS, 6),
+                   rng.choice(AUDIT_AS) if rng.random() < 0.2 else None, rng.random() < 0.1)
+
+
+@dataclass(frozen=True)
+class MatchCase:
+    """A generated match damaged by match mutators (which damage its hands too), audited."""
+
+    target: ClassVar[str] = "audit-match"
+    ruleset: str
+    seed: int
+    steps: Steps
+    audit_as: str | None = None
+
+    def record(self) -> records_pb2.MatchRecord:
+        record = match_source(self.ruleset, self.seed)
+        apply(MATCH_MUTATORS, record, self.steps)
+        return record
+
+    def run(self) -> None:
+        check_match(self.record(), self.audit_as)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> MatchCase:
+        return cls(rng.choice(RULESETS), rng.randrange(3),
+                   draw_steps(rng, dict.fromkeys(MATCH_MUTATORS, 1.0), 4),
+                   rng.choice(AUDIT_AS) if rng.random() < 0.2 else None)
+
+
+def _draw_source(rng: random.Random) -> GameCase | MatchCase:
+    if rng.random() < 0.2:
+        return MatchCase.draw(rng)
+    case = GameCase.draw(rng)
+    return GameCase(case.ruleset, case.seed, case.first_hand, case.steps)
+
+
+@dataclass(frozen=True)
+class EncodedCase:
+    """A damaged record (``source``) written in a format, the bytes or text edited, imported."""
+
+    source: GameCase | MatchCase
+    edits: Steps
+    strict: bool = False
+
+    def record(self) -> records_pb2.RecordFile:
+        record = self.source.record()
+        if isinstance(record, records_pb2.GameRecord):
+            return records_pb2.RecordFile(game=record)
+        return records_pb2.RecordFile(match=record)
+
+
+@dataclass(frozen=True)
+class PbCase(EncodedCase):
+    """Protobuf binary (a stream, the record twice, or one bare message), bytes edited."""
+
+    target: ClassVar[str] = "import-pb"
+    framing: str = "stream"  # "stream", "stream2" or "message"
+
+    def run(self) -> None:
+        record = self.record()
+        if self.framing == "message":
+            which = record.WhichOneof("record")
+            data = getattr(record, which or "game").SerializeToString()
+        else:
+            data = dumps([record] * (2 if self.framing == "stream2" else 1), "pb")
+        check_import(fold(BYTE_EDITS, data, self.edits), "fuzz.pb",
+                     "auto" if self.source.seed % 2 else "pb", self.strict)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> PbCase:
+        return cls(_draw_source(rng), draw_steps(rng, dict.fromkeys(BYTE_EDITS, 1.0), 3, 0),
+                   rng.random() < 0.2, rng.choice(("stream", "stream2", "message")))
+
+
+@dataclass(frozen=True)
+class JsonCase(EncodedCase):
+    """Protobuf JSON, its tree and its text edited; unedited, it must read back the same."""
+
+    target: ClassVar[str] = "import-json"
+
+    def run(self) -> None:
+        record = self.record()
+        text = dumps([record], "json").decode()
+        if not self.edits:
+            again = check_import(text.encode(), "fuzz.json", "json", strict=False)
+            assert again is not None
+            if _is_writable(record):
+                assert again.records == [record], "protobuf JSON does not read back the same"
+            else:
+                assert again.errors, "protobuf JSON with a bad token was read without a problem"
+            return
+        check_import(fold_json(json.loads(text), self.edits).encode(), "fuzz.json", "json",
+                     self.strict)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> JsonCase:
+        edits = draw_steps(rng, {"tree": 3.0, "text": 1.0}, 3, 0)
+        return cls(_draw_source(rng), edits, rng.random() < 0.2)
+
+
+@dataclass(frozen=True)
+class TextCase(EncodedCase):
+    """The notation (when writable), the text edited; unedited, it must read back the same."""
+
+    target: ClassVar[str] = "import-text"
+
+    def run(self) -> None:
+        record = self.record()
+        try:
+            text = format_records([record])
+        except ValueError:
+            assert not _is_writable(record), "the notation writer refused a writable record"
+            return
+        assert _is_writable(record), "the notation writer wrote a bad card token"
+        if not self.edits:
+            again = read_text(text, "fuzz.txt", strict=True)
+            assert again.records == [canonical(record)], "notation does not read back the same"
+        data = fold(NOTATION_EDITS, text, self.edits)
+        check_import(data.encode(), "fuzz.txt", "text" if self.source.seed % 2 else "auto",
+                     self.strict)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> TextCase:
+        edits = draw_steps(rng, dict.fromkeys(NOTATION_EDITS, 1.0), 4, 0)
+        return cls(_draw_source(rng), edits, rng.random() < 0.2)
+
+
+@dataclass(frozen=True)
+class ForeignCase:
+    """A foreign fixture (80-fen replay or Botzone log) edited, wrapped as stored, imported."""
+
+    target: ClassVar[str] = "import-foreign"
+    fmt: str  # "eighty" or "botzone"
+    fixture: int
+    edits: Steps
+    wrapping: str = "raw"
+    wrap_seed: int = 0
+    strict: bool = False
+    detect: bool = False
+
+    def run(self) -> None:
+        data = fold_json(
+            foreign_source(self.fmt, self.fixture), self.edits,
+            lambda doc: wrap(self.fmt, doc, self.wrapping, random.Random(self.wrap_seed)),
+        )
+        check_import(data.encode(), f"{self.fmt}.json", "auto" if self.detect else self.fmt,
+                     self.strict)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> ForeignCase:
+        fmt = rng.choice(tuple(FOREIGN))
+        edits = draw_steps(rng, {"tree": 4.0, "text": 1.0}, 4)
+        return cls(fmt, rng.randrange(len(FOREIGN[fmt])), edits,
+                   rng.choice(WRAPPINGS), rng.getrandbits(32), rng.random() < 0.2,
+                   rng.random() < 0.2)
+
+
+BYTE_PREFIXES = (b"", b"{", b"[", b"[Game \"g\"]\n", b"\x0a\x80\x01", b"\xef\xbb\xbf{\"log\": [",
+                 b"{\"encoding\": \"gzip+base64\", \"data\": \"")
+FORMATS = ("auto", "pb", "json", "text", "eighty", "botzone")
+NAMES = ("fuzz", "fuzz.pb", "fuzz.json", "fuzz.txt", "fuzz.jsonl", "fuzz.bin")
+
+
+@dataclass(frozen=True)
+class BytesCase:
+    """Random bytes (after a prefix that leads a reader on) given to an importer."""
+
+    target: ClassVar[str] = "import-bytes"
+    fmt: str
+    name: str
+    prefix: int
+    seed: int
+    size: int
+    strict: bool = False
+
+    def run(self) -> None:
+        data = BYTE_PREFIXES[self.prefix] + random.Random(self.seed).randbytes(self.size)
+        check_import(data, self.name, self.fmt, self.strict)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> BytesCase:
+        return cls(rng.choice(FORMATS), rng.choice(NAMES), rng.randrange(len(BYTE_PREFIXES)),
+                   rng.getrandbits(32), rng.choice((0, 1, 2, 7, 64, 512, 4096)),
+                   rng.random() < 0.2)
+
+
+CASES: tuple[type[GameCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase
+                  | BytesCase], ...] = (
+    GameCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
+"""Every target, in the order the benchmark cycles through them."""
