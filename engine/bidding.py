@@ -27,6 +27,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from engine.cards import (
     BIG_JOKER,
@@ -63,6 +64,8 @@ class Phase(StrEnum):
 
 NO_TRUMP_CHOICE = "NT"
 """``Bid.trump_choice`` for no-trump (无主); a suit is its letter S, H, C or D."""
+TRUMP_CHOICES: Final = frozenset((*SUIT_LETTERS, NO_TRUMP_CHOICE))
+"""Every ``Bid.trump_choice``: a suit letter or ``NO_TRUMP_CHOICE``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +369,7 @@ def _trump_of(ruleset: Ruleset, card: int, choice: str | None) -> tuple[int | No
         if choice not in (None, NO_TRUMP_CHOICE):
             return None, f"a {card_label(card)} bid makes no-trump only, not {choice}"
         return None, None
-    if choice is None or choice not in (*SUIT_LETTERS, NO_TRUMP_CHOICE):
+    if choice is None or choice not in TRUMP_CHOICES:
         return None, (
             f"a {card_label(card)} bid names the trump: S, H, C, D or NT (对大王可随意定主)"
         )

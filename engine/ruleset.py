@@ -456,6 +456,28 @@ def _kind(value: Any) -> str:
     return "nothing" if value is None else names.get(type(value), type(value).__name__)
 
 
+_TUPLE_FIELDS = {"bands": "tuple[LevelBand, ...]", "tractor_links": "tuple[tuple[str, str], ...]"}
+"""The tuple fields not of strings, by name (``_annotation`` of a mypyc-compiled class)."""
+
+
+def _annotation(spec: dataclasses.Field[Any]) -> str:
+    """A field's annotation as its source text (``int | None``), which ``_convert`` reads.
+
+    Interpreted (``from __future__ import annotations``) ``spec.type`` is that text. Compiled
+    by mypyc it is the erased class: ``int``, an enum, ``tuple`` for every tuple and ``type``
+    for ``int | None``, so the text is rebuilt from it (tests/engine/test_ruleset.py checks
+    that it matches the source for every field, in both builds).
+    """
+    kind = spec.type
+    if isinstance(kind, str):
+        return kind
+    if kind is tuple:
+        return _TUPLE_FIELDS.get(spec.name, "tuple[str, ...]")
+    if isinstance(kind, type) and kind is not type:
+        return kind.__name__
+    return "int | None"  # the one union among the fields
+
+
 def _convert(value: Any, annotation: str, where: str) -> Any:
     """A TOML/JSON value as the field's type (tuples, enums), or ``RulesetError`` naming it."""
     if annotation in _ENUMS:
@@ -498,7 +520,7 @@ def _convert(value: Any, annotation: str, where: str) -> Any:
 def _level_band(raw: Any, where: str) -> LevelBand:
     if not isinstance(raw, Mapping):
         raise RulesetError(f"{where}: expected a table with lo, hi, outcome")
-    fields = {f.name: str(f.type) for f in dataclasses.fields(LevelBand)}
+    fields = {f.name: _annotation(f) for f in dataclasses.fields(LevelBand)}
     for key in raw:
         if key not in fields:
             raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(fields)}")
@@ -514,7 +536,7 @@ def _replace_section(section: Any, overrides: Mapping[str, Any], where: str) -> 
     for key, value in overrides.items():
         if key not in names:
             raise RulesetError(f"{where}.{key}: unknown field; known: {', '.join(names)}")
-        changes[key] = _convert(value, str(names[key].type), f"{where}.{key}")
+        changes[key] = _convert(value, _annotation(names[key]), f"{where}.{key}")
     return dataclasses.replace(section, **changes)
 
 
@@ -522,7 +544,7 @@ def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Rul
     """A ruleset from a mapping: ``base`` (a preset id) plus field overrides."""
     base = get_ruleset(str(data.get("base", data.get("id", "classic"))))
     changes: dict[str, Any] = {}
-    top_fields = {f.name: str(f.type) for f in dataclasses.fields(Ruleset)}
+    top_fields = {f.name: _annotation(f) for f in dataclasses.fields(Ruleset)}
     for key, value in data.items():
         if key == "base":
             continue

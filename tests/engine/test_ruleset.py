@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+import engine.ruleset as ruleset_module
 from engine.ruleset import (
     ANHUI,
     CHANGSHU,
@@ -14,6 +17,7 @@ from engine.ruleset import (
     PRESETS,
     SHUANGSHENG,
     JokerTrump,
+    LevelBand,
     PassingAce,
     Ruleset,
     RulesetError,
@@ -162,3 +166,24 @@ def test_r_kitty_preset_values_follow_rules_section_7(
         throw,
         last,
     )
+
+
+def test_ruleset_field_annotations_read_as_their_source_text() -> None:
+    # Overrides are converted by the annotation text, which a mypyc-compiled dataclass does not
+    # keep (its fields carry erased classes): ``_annotation`` must give the text in both builds.
+    source = Path(str(ruleset_module.__file__)).with_name("ruleset.py")
+    written = {
+        (node.name, stmt.target.id): ast.unparse(stmt.annotation)
+        for node in ast.parse(source.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ClassDef)
+        for stmt in node.body
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+    }
+    classes = (Ruleset, LevelBand, *ruleset_module._SECTIONS.values())
+    read = {
+        (cls.__name__, spec.name): ruleset_module._annotation(spec)
+        for cls in classes
+        for spec in dataclasses.fields(cls)
+    }
+    assert len(read) > 50
+    assert read == {key: written[key] for key in read}
