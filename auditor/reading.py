@@ -98,11 +98,19 @@ class ReadExchange:
     buried: list[int]
 
 
+# ReadPlay and ReadTrick are built ~100 and ~25 times a hand. Their ``__init__`` is written
+# out because mypyc compiles a hand-written one to native code, while the one @dataclass
+# generates stays interpreted (@dataclass keeps a hand-written ``__init__``).
 @dataclass(slots=True)
 class ReadPlay:
     seat: int
     cards: list[int]
     attempted: list[int]
+
+    def __init__(self, seat: int, cards: list[int], attempted: list[int]) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.attempted = attempted
 
 
 @dataclass(slots=True)
@@ -111,6 +119,18 @@ class ReadTrick:
     plays: list[ReadPlay]
     declared_split: list[list[int]] | None
     claim: records_pb2.TrickClaim | None
+
+    def __init__(
+        self,
+        leader: int,
+        plays: list[ReadPlay],
+        declared_split: list[list[int]] | None,
+        claim: records_pb2.TrickClaim | None,
+    ) -> None:
+        self.leader = leader
+        self.plays = plays
+        self.declared_split = declared_split
+        self.claim = claim
 
 
 @dataclass(slots=True)
