@@ -13,31 +13,21 @@ so every uploaded hand has its own content hash and is audited and stored in ful
 from __future__ import annotations
 
 import argparse
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import grpc
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from server_process import start_server  # noqa: E402  (bench/, beside this script)
 
 from auditor.generate import generate_hand  # noqa: E402
 from chaodipi.v1 import records_pb2, service_pb2  # noqa: E402
 from service.client import AuditClient  # noqa: E402
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _hands(total: int, distinct: int, run: str) -> list[service_pb2.UploadRequest]:
@@ -49,29 +39,6 @@ def _hands(total: int, distinct: int, run: str) -> list[service_pb2.UploadReques
         hand.record_id = f"bench-{run}-{i}"
         requests.append(service_pb2.UploadRequest(game=hand))
     return requests
-
-
-def _start_server(args: argparse.Namespace, home: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = dict(os.environ, CHAODIPI_HOME=home, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "service", "serve", "--port", str(port),
-               "--audit-workers", str(args.workers)]
-    if args.database_url:
-        command += ["--database-url", args.database_url]
-    proc = subprocess.Popen(command, env=env, cwd=home)
-    target = f"127.0.0.1:{port}"
-    with AuditClient(target, timeout=1) as client:
-        for _ in range(300):
-            try:
-                client.health()
-                return proc, target
-            except grpc.RpcError:
-                if proc.poll() is not None:
-                    break  # the server exited
-                time.sleep(0.1)
-    proc.kill()
-    proc.wait()
-    raise SystemExit("the server did not start")
 
 
 def main() -> None:
@@ -92,7 +59,7 @@ def main() -> None:
         proc = None
         target = args.server
         if target is None:
-            proc, target = _start_server(args, home)
+            proc, target = start_server(args.database_url, args.workers, home)
         try:
             with AuditClient(target, api_key=args.api_key, timeout=600) as client:
                 per_stream = -(-len(requests) // args.streams)

@@ -20,9 +20,6 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,6 +33,7 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from server_process import start_server  # noqa: E402  (bench/, beside this script)
 from sqlalchemy import func, select  # noqa: E402
 
 from auditor.generate import generate_hand  # noqa: E402
@@ -48,13 +46,6 @@ from service.models import Game  # noqa: E402
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
 STORED = service_pb2.RecordSummary.STATUS_STORED
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _client(target: str, key: str | None) -> AuditClient:
@@ -80,29 +71,6 @@ def _hands(clients: int, per_client: int, distinct: int,
             requests.append(service_pb2.UploadRequest(game=hand))
         out.append(requests)
     return out
-
-
-def _start_server(url: str | None, workers: int, home: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = dict(os.environ, CHAODIPI_HOME=home, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "service", "serve", "--port", str(port),
-               "--audit-workers", str(workers)]
-    if url:
-        command += ["--database-url", url]
-    proc = subprocess.Popen(command, env=env, cwd=home, stderr=subprocess.DEVNULL)
-    target = f"127.0.0.1:{port}"
-    with AuditClient(target, timeout=1) as client:
-        for _ in range(300):
-            try:
-                client.health()
-                return proc, target
-            except grpc.RpcError:
-                if proc.poll() is not None:
-                    break  # the server exited
-                time.sleep(0.1)
-    proc.kill()
-    proc.wait()
-    raise SystemExit("the server did not start")
 
 
 def _probe(target: str, key: str | None, stop: Event, interval: float, out: Connection) -> None:
@@ -163,7 +131,7 @@ def main() -> None:
         proc = None
         target = args.server
         if target is None:
-            proc, target = _start_server(url, args.workers, home)
+            proc, target = start_server(url, args.workers, home, quiet=True)
         try:
             with _client(target, keys[-1]) as client:
                 hand = generate_hand("classic", 1)

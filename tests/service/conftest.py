@@ -16,9 +16,8 @@ import psycopg
 import pytest
 
 from service.client import AuditClient
-from service.db import make_engine, session_factory
 from service.server import ServerConfig
-from tests.service.service_support import MAX_MESSAGE, PG_URL, ServerThread, Service
+from tests.service.service_support import MAX_MESSAGE, PG_URL, Service, running_service
 
 
 def _postgres_available() -> str | None:
@@ -77,13 +76,8 @@ def service(database_url: str) -> Iterator[Service]:
     """A server requiring API keys, on ``database_url``, auditing in a thread."""
     config = ServerConfig(port=0, database_url=database_url, require_keys=True, audit_workers=0,
                           max_message_bytes=MAX_MESSAGE, batch_size=8, grace_seconds=1)
-    server = ServerThread(config)
-    engine = make_engine(database_url)
-    try:
-        yield Service(server, engine, session_factory(engine))
-    finally:
-        server.stop()
-        engine.dispose()
+    with running_service(config) as service:
+        yield service
 
 
 @pytest.fixture

@@ -13,12 +13,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from service.db import SessionFactory
+from service.db import SessionFactory, make_engine, session_factory
 from service.keys import create_key
 from service.server import RunningServer, ServerConfig, start
 
@@ -62,6 +63,19 @@ class Service:
     def new_key(self) -> str:
         """An API key for a tenant of its own (tests share the server, not the data)."""
         return create_key(self.sessions, f"tenant-{secrets.token_hex(4)}")[1]
+
+
+@contextlib.contextmanager
+def running_service(config: ServerConfig) -> Iterator[Service]:
+    """A server for ``config`` on a background loop, with direct access to its database."""
+    assert config.database_url is not None
+    server = ServerThread(config)
+    engine = make_engine(config.database_url)
+    try:
+        yield Service(server, engine, session_factory(engine))
+    finally:
+        server.stop()
+        engine.dispose()
 
 
 def group_members(pgid: int) -> list[int]:

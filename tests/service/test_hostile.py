@@ -21,11 +21,10 @@ from auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from service import queries
 from service.client import AuditClient, field_violations
-from service.db import make_engine, session_factory
 from service.keys import create_key, revoke_key
 from service.models import Finding, Game, GamePlayer
 from service.server import ServerConfig
-from tests.service.service_support import MAX_MESSAGE, ServerThread, Service
+from tests.service.service_support import MAX_MESSAGE, Service, running_service
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
@@ -247,13 +246,8 @@ def small_limits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     config = ServerConfig(port=0, database_url=url, require_keys=True, audit_workers=0,
                           max_message_bytes=MAX_MESSAGE, max_records_per_upload=10,
                           max_upload_bytes=12 * 1024, batch_size=4, grace_seconds=1)
-    server = ServerThread(config)
-    engine = make_engine(url)
-    try:
-        yield Service(server, engine, session_factory(engine))
-    finally:
-        server.stop()
-        engine.dispose()
+    with running_service(config) as service:
+        yield service
 
 
 @pytest.mark.parametrize("count", [11, 30])
