@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from chaodipi.v1 import records_pb2
 from engine.cards import (
@@ -220,29 +221,33 @@ def resolve_ruleset(ruleset_id: str, overrides_json: str, path: str = "") -> Rul
     try:
         ruleset = get_ruleset(ruleset_id or "classic")
         if overrides_json.strip():
-            data, error = _parse_json(overrides_json)
-            if error:
-                return Violation(overrides, f"not valid JSON: {error}")
+            data = load_json(overrides_json)
             if not isinstance(data, dict):
                 return Violation(overrides, "expected a JSON object")
             data.setdefault("base", ruleset.id)
             ruleset = ruleset_from_mapping(data)
+    except json.JSONDecodeError as exc:
+        return Violation(overrides, f"not valid JSON: {exc}")
     except RulesetError as exc:
         field_name = "ruleset_overrides_json" if overrides_json.strip() else "ruleset"
         return Violation(f"{prefix}{field_name}", str(exc))
     return ruleset
 
 
-def _parse_json(text: str) -> tuple[object, str]:
-    """The JSON value of ``text`` and "", or None and why ``json.loads`` could not read it."""
+def load_json(text: str) -> Any:
+    """``json.loads``, raising ``json.JSONDecodeError`` for every text it cannot read.
+
+    ``json.loads`` itself raises ``RecursionError`` for arrays or objects nested about a
+    thousand deep and a plain ``ValueError`` for a number of more than 4,300 digits.
+    """
     try:
-        return json.loads(text), ""
-    except json.JSONDecodeError as exc:
-        return None, str(exc)
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
     except RecursionError:
-        return None, "nested too deeply"
-    except ValueError:  # an integer of more than 4,300 digits, which int() refuses
-        return None, "a number with too many digits"
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except ValueError:
+        raise json.JSONDecodeError("a number with too many digits", text, 0) from None
 
 
 def read_game(

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from auditor.reading import load_json
 from chaodipi.v1 import records_pb2
 from importers import botzone, eighty, variants
-from importers.jsonpath import loads
 from importers.notation import format_records, read_text
 from importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
 from importers.protobin import read_pb, write_pb
@@ -83,7 +83,7 @@ def detect_format(name: str, data: bytes) -> str:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return _sniff_json(loads(text))
+            return _sniff_json(load_json(text))
         except json.JSONDecodeError:
             values = json_values(text)
             if isinstance(values, list) and values:

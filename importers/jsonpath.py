@@ -8,6 +8,7 @@ import json
 import zlib
 from typing import Any
 
+from auditor.reading import load_json
 from importers.problems import RecordError
 
 ENVELOPE = "gzip+base64"
@@ -15,22 +16,6 @@ ENVELOPE_LIMIT = 16 << 20
 """Bytes of JSON an envelope may inflate to (the 80-fen program stores at most 128 KiB)."""
 INT32 = 2**31 - 1
 """The largest value of a record's int32 fields."""
-
-
-def loads(text: str) -> Any:
-    """``json.loads``, raising ``json.JSONDecodeError`` for every text it cannot read.
-
-    ``json.loads`` itself raises ``RecursionError`` for arrays or objects nested about a
-    thousand deep and a plain ``ValueError`` for a number of more than 4,300 digits.
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        raise
-    except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text, 0) from None
-    except ValueError:
-        raise json.JSONDecodeError("a number with too many digits", text, 0) from None
 
 
 def kind(value: Any) -> str:
@@ -98,7 +83,7 @@ def parse_embedded(value: Any, path: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return loads(value)
+        return load_json(value)
     except json.JSONDecodeError as exc:
         raise RecordError(path, f"expected JSON text inside the string: {exc.msg}") from None
 
@@ -131,6 +116,6 @@ def open_envelope(value: dict[str, Any], path: str) -> Any:
         if raw is None:
             raise RecordError(where, f"expected at most {ENVELOPE_LIMIT} bytes of JSON inside "
                                      "the envelope: it inflates to more")
-        return loads(raw.decode("utf-8"))
+        return load_json(raw.decode("utf-8"))
     except (binascii.Error, ValueError, EOFError, zlib.error) as exc:
         raise RecordError(where, f"expected base64 of gzip-compressed JSON: {exc}") from None

@@ -16,8 +16,9 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from auditor.reading import load_json
 from chaodipi.v1 import records_pb2
-from importers.jsonpath import INT32, kind, loads
+from importers.jsonpath import INT32, kind
 from importers.problems import Collector, ImportResult, RecordError
 from importers.tokens import bad_token
 
@@ -155,13 +156,13 @@ def json_values(
     when the text is none of these.
     """
     try:
-        document = loads(text)
+        document = load_json(text)
     except json.JSONDecodeError as whole:
         lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
         values: list[tuple[str, Any]] = []
         for n, line in lines:
             try:
-                values.append((f"line {n}: $", loads(line)))
+                values.append((f"line {n}: $", load_json(line)))
             except json.JSONDecodeError as exc:
                 if not values:
                     return RecordError(
