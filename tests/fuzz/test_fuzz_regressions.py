@@ -6,7 +6,6 @@ import base64
 import copy
 import gzip
 import json
-import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -153,14 +152,13 @@ def _blown_up(what: str) -> tuple[records_pb2.GameRecord, str]:
 
 
 @pytest.mark.parametrize("what", ["tricks", "plays", "cards", "bids", "exchanges", "split"])
-def test_huge_repeated_field_is_rejected_quickly(what: str) -> None:
+def test_huge_repeated_field_is_rejected(what: str) -> None:
+    # Rejected when read, so never replayed (the replay of such records took seconds to
+    # minutes: docs/reliability.md); speed itself is measured in bench/fuzz.py, not here.
     record, field = _blown_up(what)
-    began = time.process_time()
     report = audit_game(record)
-    took = time.process_time() - began
     assert [v.field for v in report.rejections] == [field]
     assert "at most" in report.rejections[0].description
-    assert took < 0.5, f"{took:.2f} s to reject"
 
 
 def test_match_of_thousands_of_hands_is_rejected() -> None:
