@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from auditor.bidding import replay_bidding
-from auditor.codes import CODES
-from auditor.reading import (
+from chaodipi.auditor.bidding import replay_bidding
+from chaodipi.auditor.codes import CODES
+from chaodipi.auditor.reading import (
     MAX_HANDS,
     PROTO_SUITS,
     ReadHand,
@@ -24,16 +24,16 @@ from auditor.reading import (
     resolve_ruleset,
     tokens,
 )
+from chaodipi.engine.cards import KINDS, POINTS, RANK_LETTERS, card_token, label_cards, points_of
+from chaodipi.engine.follow import check_follow
+from chaodipi.engine.lead import check_lead, check_throw, lead_units
+from chaodipi.engine.level import LevelResult, level_result, next_dealer
+from chaodipi.engine.order import SUIT_NAMES, TrumpContext, trump_context
+from chaodipi.engine.ruleset import Outcome, Ruleset
+from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus, penalty_effect
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.cards import KINDS, POINTS, RANK_LETTERS, card_token, label_cards, points_of
-from engine.follow import check_follow
-from engine.lead import check_lead, check_throw, lead_units
-from engine.level import LevelResult, level_result, next_dealer
-from engine.order import SUIT_NAMES, TrumpContext, trump_context
-from engine.ruleset import Outcome, Ruleset
-from engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus, penalty_effect
-from engine.trick import trick_winner
-from engine.units import Unit
 
 DEAL = audit_pb2.PHASE_DEAL
 SEAT_ORDER = [[(leader + p) % 4 for p in range(4)] for leader in range(4)]

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from auditor.reading import SUITS_BY_PROTO, ReadExchange, tokens
-from chaodipi.v1 import audit_pb2, records_pb2
-from engine.bidding import (
+from chaodipi.auditor.reading import SUITS_BY_PROTO, ReadExchange, tokens
+from chaodipi.engine.bidding import (
     NO_TRUMP_CHOICE,
     Bid,
     BiddingState,
@@ -23,11 +22,12 @@ from engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from engine.cards import KINDS, SUIT_LETTERS, label_cards
-from engine.ruleset import NextDealer
+from chaodipi.engine.cards import KINDS, SUIT_LETTERS, label_cards
+from chaodipi.engine.ruleset import NextDealer
+from chaodipi.v1 import audit_pb2, records_pb2
 
 if TYPE_CHECKING:
-    from auditor.audit import HandReplay
+    from chaodipi.auditor.audit import HandReplay
 
 KINDS_BY_PROTO = {
     records_pb2.BID_KIND_DECLARE: BidKind.DECLARE,

@@ -6,7 +6,7 @@ for that fault (e.g. no failed throw to let stand). The original is never change
 Later findings that follow from the fault (a card played twice, say) are expected
 too; the label names the one the fault itself must raise.
 
->>> from auditor.generate import generate_hand
+>>> from chaodipi.auditor.generate import generate_hand
 >>> import random
 >>> faulty, label = plant(generate_hand("classic", seed=3), "SCORE_MISMATCH", random.Random(0))
 >>> label.code, label.phase == audit_pb2.PHASE_SCORING
@@ -20,12 +20,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from auditor.reading import TOKEN_KINDS
+from chaodipi.auditor.reading import TOKEN_KINDS
+from chaodipi.engine.cards import KINDS, card_token
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import TrumpFallback, get_ruleset
+from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.cards import KINDS, card_token
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import TrumpFallback, get_ruleset
-from engine.units import canonical_split
 
 Record = records_pb2.GameRecord
 

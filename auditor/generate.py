@@ -16,10 +16,9 @@ import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from auditor.audit import HandReplay, audit_match
-from auditor.reading import PROTO_SUITS, read_game, tokens
-from chaodipi.v1 import records_pb2
-from engine.bidding import (
+from chaodipi.auditor.audit import HandReplay, audit_match
+from chaodipi.auditor.reading import PROTO_SUITS, read_game, tokens
+from chaodipi.engine.bidding import (
     NO_TRUMP_CHOICE,
     Bid,
     BiddingState,
@@ -33,7 +32,7 @@ from engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from engine.cards import (
+from chaodipi.engine.cards import (
     BIG_JOKER,
     KINDS,
     LITTLE_JOKER,
@@ -44,12 +43,13 @@ from engine.cards import (
     kind_of,
     rank_of,
 )
-from engine.follow import legal_follow
-from engine.lead import check_throw, lead_units
-from engine.order import TRUMP, TrumpContext, trump_context
-from engine.ruleset import NextDealer, Ruleset, TrumpFallback, get_ruleset
-from engine.trick import trick_winner
-from engine.units import Unit, canonical_split
+from chaodipi.engine.follow import legal_follow
+from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
+from chaodipi.engine.ruleset import NextDealer, Ruleset, TrumpFallback, get_ruleset
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit, canonical_split
+from chaodipi.v1 import records_pb2
 
 PLAYERS = (
     ("li.wei", "Li Wei"),

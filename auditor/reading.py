@@ -16,15 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.v1 import records_pb2
-from engine.cards import (
+from chaodipi.engine.cards import (
     KINDS,
     RANK_LETTERS,
     CardError,
     card_token,
     parse_card,
 )
-from engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapping
+from chaodipi.engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapping
+from chaodipi.v1 import records_pb2
 
 # Upper-case tokens resolve by one dict look-up; anything else goes through parse_card.
 TOKEN_KINDS: dict[str, int] = {card_token(k): k for k in range(KINDS)}

@@ -8,8 +8,8 @@ import signal
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from batch.run import Mode, Result, audit_chunk
-from batch.sources import Unit
+from chaodipi.batch.run import Mode, Result, audit_chunk
+from chaodipi.batch.sources import Unit
 
 
 def _ignore_sigint() -> None:

@@ -6,17 +6,39 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from batch.run import Mode, Result, audit_chunk
-from batch.sources import Unit
+from chaodipi.batch.run import Mode, Result, audit_chunk
+from chaodipi.batch.sources import Unit
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("auditor", "batch", "chaodipi", "engine", "importers")
+PACKAGES = ("chaodipi.v1", "chaodipi.engine", "chaodipi.auditor", "chaodipi.importers",
+            "chaodipi.batch")
 """What a worker on another machine imports to audit a chunk (shipped with the job)."""
+
+
+def _shipped_package(into: Path) -> Path:
+    """A copy of the ``chaodipi`` package with just ``PACKAGES``, laid out as installed.
+
+    The subpackages may come from different folders (an editable install maps the repository's
+    top-level folders into the namespace), so each is copied from where Python finds it.
+    """
+    root = into / "chaodipi"
+    root.mkdir()
+    (root / "__init__.py").write_text('"""chaodipi, as shipped to Ray workers."""\n')
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.submodule_search_locations is not None, name
+        source = Path(next(iter(spec.submodule_search_locations)))
+        shutil.copytree(
+            source, root / name.split(".", 1)[1], ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return root
 
 
 class RayBackend:
@@ -42,7 +64,8 @@ class RayBackend:
             else:
                 # Nodes of a cluster do not have this checkout: ship the packages with the job
                 # (their third-party dependencies, protobuf above all, must be installed there).
-                options["runtime_env"] = {"py_modules": [str(ROOT / p) for p in PACKAGES]}
+                staging = Path(tempfile.mkdtemp(prefix="chaodipi-ray-"))
+                options["runtime_env"] = {"py_modules": [str(_shipped_package(staging))]}
             ray.init(**options)
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
         self.workers = int(resources.get("CPU", 1))

@@ -18,9 +18,9 @@ from typing import Literal, Protocol
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
-from auditor import audit_game, audit_match
-from batch.sources import Unit, expand, units
-from batch.summary import Summary
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.batch.sources import Unit, expand, units
+from chaodipi.batch.summary import Summary
 from chaodipi.v1 import audit_pb2, records_pb2
 
 Mode = Literal["json", "proto"]

@@ -14,12 +14,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from batch.run import Mode, Result, Row
+from chaodipi.batch.run import Mode, Result, Row
+from chaodipi.service.db import data_dir, make_engine, session_factory
+from chaodipi.service.ingest import make_audited
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.store import ensure_tenant, store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service.db import data_dir, make_engine, session_factory
-from service.ingest import make_audited
-from service.migrate import upgrade
-from service.store import ensure_tenant, store_batch
 
 LEDGER = "ledger.jsonl"
 REPORTS = "reports"

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-import importers
-from importers.protobin import encode_varint
+from chaodipi import importers
+from chaodipi.importers.protobin import encode_varint
 
 Unit = tuple[str, str, bytes, str]
 """(unit_id, digest, payload, problem): see the module docstring."""

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from batch.run import Row
+    from chaodipi.batch.run import Row
 
 TOP = 10
 """Tables and players listed in the summary."""

@@ -4,43 +4,34 @@ Prints hands per second for parse + replay + report (the bar: 1,000/s), and the
 audit's cost as a multiple of the protobuf parse of the same hands, the floor no
 audit can beat.
 
-    python bench/audit.py [--hands 400] [--ruleset classic] [--rounds 3] [--installed]
+    python bench/audit.py [--hands 400] [--ruleset classic] [--rounds 3]
 
-It measures engine/ and auditor/ of this source tree (pure Python), or with ``--installed``
-those of the installed package (mypyc-compiled when installed from a wheel), and says which.
+It measures the ``chaodipi`` this Python has installed, and says which build it is: pure
+Python from ``pip install -e .``, mypyc-compiled from a wheel (``pip install .``).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-# Run as a script, this folder is first on sys.path and bench/engine.py would shadow the
-# engine package: put the repository root there instead, or with --installed drop it so that
-# the installed package is imported.
-if "--installed" in sys.argv[1:]:
-    del sys.path[0]
-else:
-    sys.path[0] = str(Path(__file__).resolve().parent.parent)
-
-from auditor import audit_game
-from auditor.audit import HandReplay
-from auditor.bidding import replay_bidding
-from auditor.generate import generate_hand
-from auditor.reading import ReadHand, read_game
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.audit import HandReplay
+from chaodipi.auditor.bidding import replay_bidding
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.auditor.reading import ReadHand, read_game
+from chaodipi.engine.order import trump_context
 from chaodipi.v1 import records_pb2
-from engine.order import trump_context
 
 
 def _build() -> str:
     """Which build of engine/ and auditor/ this process imported, and from where."""
-    import auditor.audit
-    import engine.units
+    import chaodipi.auditor.audit
+    import chaodipi.engine.units
 
-    files = [Path(str(m.__file__)) for m in (engine.units, auditor.audit)]
+    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.audit)]
     compiled = [f.suffix == ".so" for f in files]
     build = "mypyc-compiled" if all(compiled) else "pure Python" if not any(compiled) else "mixed"
     return f"engine/auditor: {build}, from {files[0].parent.parent}"
@@ -62,10 +53,6 @@ def main() -> None:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--parts", action="store_true", help="also time each stage alone")
-    parser.add_argument(
-        "--installed", action="store_true",
-        help="import engine/auditor from the installed package, not from this source tree",
-    )
     args = parser.parse_args()
     blobs = [generate_hand(args.ruleset, seed).SerializeToString() for seed in range(args.hands)]
     size = sum(map(len, blobs)) / len(blobs)

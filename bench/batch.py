@@ -25,23 +25,18 @@ import hashlib
 import os
 import random
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from multiprocessing import Pool
 from pathlib import Path
 
-# Run as a script, this folder is first on sys.path and bench/engine.py would shadow the
-# engine package: put the repository root there instead.
-sys.path[0] = str(Path(__file__).resolve().parent.parent)
-
-import importers  # noqa: E402
-from auditor.faults import plant_any  # noqa: E402
-from auditor.generate import generate_hand  # noqa: E402
-from batch import DatabaseSink, JsonFolderSink, LocalBackend, Summary, run_batch  # noqa: E402
-from batch.run import Backend  # noqa: E402
-from chaodipi.v1 import records_pb2  # noqa: E402
+from chaodipi import importers
+from chaodipi.auditor.faults import plant_any
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.batch import DatabaseSink, JsonFolderSink, LocalBackend, Summary, run_batch
+from chaodipi.batch.run import Backend
+from chaodipi.v1 import records_pb2
 
 PER_FILE = 4000
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
@@ -173,8 +168,8 @@ def store(corpus: Path, url: str, ledger: Path) -> None:
     """Audit the corpus on 2 cores into an emptied database; print hands/s and rows per hand."""
     from sqlalchemy import MetaData, func, select
 
-    from service.db import make_engine
-    from service.models import Finding, Game, GamePlayer
+    from chaodipi.service.db import make_engine
+    from chaodipi.service.models import Finding, Game, GamePlayer
 
     engine = make_engine(url)
     with engine.begin() as connection:
@@ -231,7 +226,7 @@ def main() -> None:
                   f"{cpu / summary.elapsed:.2f} of its {n} core(s); on {n} free core(s): "
                   f"{n / cpu_per_hand[n]:,.0f} hands/s")
         if args.ray:
-            from batch.ray_backend import RayBackend
+            from chaodipi.batch.ray_backend import RayBackend
 
             start = time.perf_counter()
             backend = RayBackend(num_cpus=2)

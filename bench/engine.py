@@ -21,17 +21,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.cards import full_deck, to_counts
-from engine.follow import check_follow, clear_caches, legal_follow
-from engine.lead import check_lead, check_throw, lead_units
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import CHANGSHU, CLASSIC, Ruleset
-from engine.trick import trick_winner
-from engine.units import Unit, chains_from
+from chaodipi.engine.cards import full_deck, to_counts
+from chaodipi.engine.follow import check_follow, clear_caches, legal_follow
+from chaodipi.engine.lead import check_lead, check_throw, lead_units
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import CHANGSHU, CLASSIC, Ruleset
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit, chains_from
 
 BATCH = 4000
 

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-# Run as a script, this folder is first on sys.path and bench/engine.py would shadow the
-# engine package: put the repository root there instead.
+# The fuzz targets live with the tests: put the repository root on the path to import them.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from tests.fuzz.targets import CASES  # noqa: E402

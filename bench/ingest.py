@@ -13,19 +13,14 @@ so every uploaded hand has its own content hash and is audited and stored in ful
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from server_process import start_server  # bench/, beside this script
 
-from server_process import start_server  # noqa: E402  (bench/, beside this script)
-
-from auditor.generate import generate_hand  # noqa: E402
-from chaodipi.v1 import records_pb2, service_pb2  # noqa: E402
-from service.client import AuditClient  # noqa: E402
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.service.client import AuditClient
+from chaodipi.v1 import records_pb2, service_pb2
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
 

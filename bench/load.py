@@ -20,29 +20,23 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
-import sys
 import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
-from pathlib import Path
 
 import grpc
+from server_process import start_server  # bench/, beside this script
+from sqlalchemy import func, select
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from server_process import start_server  # noqa: E402  (bench/, beside this script)
-from sqlalchemy import func, select  # noqa: E402
-
-from auditor.generate import generate_hand  # noqa: E402
-from chaodipi.v1 import records_pb2, service_pb2  # noqa: E402
-from service.client import AuditClient  # noqa: E402
-from service.db import make_engine, session_factory  # noqa: E402
-from service.keys import create_key  # noqa: E402
-from service.migrate import upgrade  # noqa: E402
-from service.models import Game  # noqa: E402
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.service.client import AuditClient
+from chaodipi.service.db import make_engine, session_factory
+from chaodipi.service.keys import create_key
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.models import Game
+from chaodipi.v1 import records_pb2, service_pb2
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
 STORED = service_pb2.RecordSummary.STATUS_STORED

@@ -8,13 +8,10 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import grpc
 
-from service.client import AuditClient
-
-ROOT = Path(__file__).resolve().parent.parent
+from chaodipi.service.client import AuditClient
 
 
 def free_port() -> int:
@@ -31,8 +28,8 @@ def start_server(
     """A server with ``workers`` audit processes on ``database_url`` (default: SQLite in
     ``home``), once it answers health checks: the process and its ``host:port``."""
     port = free_port()
-    env = dict(os.environ, CHAODIPI_HOME=home, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "service", "serve", "--port", str(port),
+    env = dict(os.environ, CHAODIPI_HOME=home)
+    command = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(port),
                "--audit-workers", str(workers)]
     if database_url:
         command += ["--database-url", database_url]

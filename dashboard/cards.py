@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from html import escape
 
-from engine.cards import CardError, card_label, parse_card
+from chaodipi.engine.cards import CardError, card_label, parse_card
 
 STYLE = """<style>
 .cdp-hand{display:flex;flex-wrap:wrap;row-gap:6px;padding:2px 0 2px 14px;min-height:54px}

@@ -13,11 +13,11 @@ from datetime import date, datetime, time, timedelta
 import streamlit as st
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from dashboard.stepping import ReplayView
-from service import queries
-from service.db import SessionFactory, default_url, make_engine, session_factory
-from service.migrate import upgrade
-from service.store import DEFAULT_TENANT, ensure_tenant
+from chaodipi.dashboard.stepping import ReplayView
+from chaodipi.service import queries
+from chaodipi.service.db import SessionFactory, default_url, make_engine, session_factory
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
 
 QUERY_TTL = 30
 """Seconds a query result is reused: the service may store new games meanwhile."""

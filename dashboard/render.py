@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from html import escape
 
+from chaodipi.dashboard.cards import SEAT_AREAS, cards_html
+from chaodipi.dashboard.stepping import BID_KINDS, SEVERITIES, SUIT_TEXT, ReplayView, card_tokens
 from chaodipi.v1 import audit_pb2
-from dashboard.cards import SEAT_AREAS, cards_html
-from dashboard.stepping import BID_KINDS, SEVERITIES, SUIT_TEXT, ReplayView, card_tokens
 
 SIDE_CLASS = {"dealer": "dealer", "dealer side": "dealer", "defender": "defender"}
 SEVERITY_CLASS = {

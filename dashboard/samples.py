@@ -14,15 +14,15 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlmodel import col
 
-from auditor.faults import plant, plant_any
-from auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.faults import plant, plant_any
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.service.db import SessionFactory
+from chaodipi.service.ingest import ingest_records
+from chaodipi.service.models import Game
+from chaodipi.service.queries import tenant_id
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
 from chaodipi.v1 import records_pb2
-from engine.ruleset import BUILTIN
-from service.db import SessionFactory
-from service.ingest import ingest_records
-from service.models import Game
-from service.queries import tenant_id
-from service.store import DEFAULT_TENANT, ensure_tenant
 
 SHOWCASE = ("FOLLOW_REVOKE", "THROW_NOT_ENFORCED", "FOLLOW_SHAPE", "SCORE_MISMATCH",
             "TRICK_WINNER_MISMATCH", "LEAD_MIXED_SUITS")

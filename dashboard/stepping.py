@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from auditor import audit_game
-from auditor.audit import describe_position
-from auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.audit import describe_position
+from chaodipi.auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
+from chaodipi.engine.cards import KINDS, CardError, card_token, parse_card, rank_index
+from chaodipi.engine.order import trump_context
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.cards import KINDS, CardError, card_token, parse_card, rank_index
-from engine.order import trump_context
 
 PHASES = {
     audit_pb2.PHASE_DEAL: "deal",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data
-from service.queries import GameRow
-from service.results import parse_played_at
+from chaodipi.dashboard import data
+from chaodipi.service.queries import GameRow
+from chaodipi.service.results import parse_played_at
 
 REPLAY_PAGE = "app_pages/replay.py"
 UPLOAD_PAGE = "app_pages/upload.py"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import importers
+from chaodipi import importers
+from chaodipi.service.db import SessionFactory
+from chaodipi.service.ingest import ingest_records
 from chaodipi.v1 import records_pb2, service_pb2
-from service.db import SessionFactory
-from service.ingest import ingest_records
 
 STATUS = {
     service_pb2.RecordSummary.STATUS_STORED: "stored",

@@ -10,8 +10,8 @@ A hand's bidding runs through three phases: ``DRAWING`` (declare, lock,
 overcall), ``DRAWN`` (drawing over, kitty not taken: lock, overcall, kitty flips)
 and ``BURIED`` (the dealer has buried the kitty: 炒底 only).
 
->>> from engine.ruleset import CLASSIC
->>> from engine.cards import parse_cards, rank_index
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.cards import parse_cards, rank_index
 >>> state = start_bidding(rank_index("6"), first_hand=True)
 >>> hand = parse_cards("H6 H6 S9")
 >>> state = apply_bid(CLASSIC, state, Bid(2, BidKind.DECLARE, (parse_cards("H6")[0],)), hand=hand)
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from engine.cards import (
+from chaodipi.engine.cards import (
     BIG_JOKER,
     LITTLE_JOKER,
     RANK_LETTERS,
@@ -40,8 +40,8 @@ from engine.cards import (
     rank_of,
     suit_of,
 )
-from engine.level import seat_by_declaration
-from engine.ruleset import BiddingRule, FirstHandDealer, JokerTrump, Ruleset, TrumpFallback
+from chaodipi.engine.level import seat_by_declaration
+from chaodipi.engine.ruleset import BiddingRule, FirstHandDealer, JokerTrump, Ruleset, TrumpFallback
 
 
 class BidKind(StrEnum):

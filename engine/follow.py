@@ -10,10 +10,10 @@ tractor asks only for its pairs), then triples (三条), then pairs
 is checked first (a revoke); then a play is illegal iff its score is below the
 best score any selection of as many led-suit cards from the same hand reaches.
 
->>> from engine.ruleset import CLASSIC
->>> from engine.order import trump_context
->>> from engine.cards import parse_card, parse_cards, to_counts, HEARTS
->>> from engine.units import Unit
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.order import trump_context
+>>> from chaodipi.engine.cards import parse_card, parse_cards, to_counts, HEARTS
+>>> from chaodipi.engine.units import Unit
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> pair = (Unit(2, (parse_card("CK"),)),)
 >>> hand = to_counts(parse_cards("CQ CQ C7 S3"))
@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
 
-from engine.cards import KINDS, POINTS, SUIT_SYMBOLS, label_cards
-from engine.lead import describe_lead, suit_label
-from engine.order import TRUMP, TrumpContext
-from engine.units import Unit
+from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, label_cards
+from chaodipi.engine.lead import describe_lead, suit_label
+from chaodipi.engine.order import TRUMP, TrumpContext
+from chaodipi.engine.units import Unit
 
 __all__ = ["FollowProblem", "check_follow", "clear_caches", "legal_follow"]
 

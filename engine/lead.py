@@ -6,9 +6,9 @@ units is a throw; it stands only if no other seat holds, in that suit, a unit of
 the same shape that beats one of its units (R-THROW-CHECK). A failed throw
 forces one unit (R-THROW-FORCE) and may cost points (R-THROW-PENALTY).
 
->>> from engine.ruleset import CLASSIC
->>> from engine.order import trump_context
->>> from engine.cards import parse_cards, to_counts, HEARTS
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.order import trump_context
+>>> from chaodipi.engine.cards import parse_cards, to_counts, HEARTS
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> check_lead(ctx, parse_cards("C5 HA")).code
 'LEAD_MIXED_SUITS'
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.cards import SUIT_SYMBOLS, label_cards
-from engine.order import TRUMP, TrumpContext
-from engine.ruleset import ForcedUnit, PenaltyBasis, Ruleset
-from engine.units import Unit, canonical_split, chains_from
+from chaodipi.engine.cards import SUIT_SYMBOLS, label_cards
+from chaodipi.engine.order import TRUMP, TrumpContext
+from chaodipi.engine.ruleset import ForcedUnit, PenaltyBasis, Ruleset
+from chaodipi.engine.units import Unit, canonical_split, chains_from
 
 __all__ = [
     "Beat",

@@ -10,8 +10,8 @@ a hand it deals there. So a dealer on J that rises may pass J, while defenders o
 J rise to nothing and stay on J; a dealer on A that rises passes A, defenders on
 A stay on A (R-LEVEL-MUST). One hand is judged alone, without the match history.
 
->>> from engine.ruleset import ANHUI
->>> from engine.cards import rank_index
+>>> from chaodipi.engine.ruleset import ANHUI
+>>> from chaodipi.engine.cards import rank_index
 >>> r = level_result(ANHUI, 50, rank_index("T"), rank_index("5"))
 >>> (r.table_levels, r.levels, RANK_LETTERS[r.dealer_level_after])
 (3, 1, 'J')
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from engine.cards import RANK_LETTERS
-from engine.ruleset import NextDealer, Outcome, PassingAce, Ruleset
+from chaodipi.engine.cards import RANK_LETTERS
+from chaodipi.engine.ruleset import NextDealer, Outcome, PassingAce, Ruleset
 
 Team = Literal["dealer", "defenders"]
 

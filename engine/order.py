@@ -5,8 +5,8 @@ of tables indexed by card kind, so the hot paths of the engine do no branching
 on rules. Cards of one effective suit are laid on *steps* from low to high;
 cards on one step are equal (the level cards of the other suits are).
 
->>> from engine.ruleset import CLASSIC
->>> from engine.cards import parse_card, HEARTS
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.cards import parse_card, HEARTS
 >>> ctx = trump_context(CLASSIC, level=rank_index("6"), trump=HEARTS)
 >>> ctx.is_trump[parse_card("S6")], ctx.beats(parse_card("H6"), parse_card("S6"))
 (True, True)
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.cards import (
+from chaodipi.engine.cards import (
     BIG_JOKER,
     KINDS,
     LITTLE_JOKER,
@@ -26,7 +26,7 @@ from engine.cards import (
     kind_of,
     rank_index,
 )
-from engine.ruleset import OrderRule, Ruleset, ThrowCompare
+from chaodipi.engine.ruleset import OrderRule, Ruleset, ThrowCompare
 
 TRUMP = 4
 """Effective suit of every trump (主)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from engine.cards import RANK_LETTERS
+from chaodipi.engine.cards import RANK_LETTERS
 
 
 class RulesetError(ValueError):

@@ -4,9 +4,9 @@ The defenders (捡分方) score the point cards of the tricks they win, plus the
 bonus when one of them wins the last trick, plus or minus the penalties of failed
 throws (R-THROW-SIDE). The level table reads a negative total as 0.
 
->>> from engine.ruleset import CLASSIC
->>> from engine.units import Unit
->>> from engine.cards import parse_cards
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.units import Unit
+>>> from chaodipi.engine.cards import parse_cards
 >>> m = kitty_multiplier(CLASSIC, [Unit(2, (3, 4))], throw_stood=False)
 >>> m, kitty_bonus(CLASSIC, parse_cards("S5 HK D2"), m)
 (8, 120)
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import points_of
-from engine.ruleset import KittyRule, Ruleset
-from engine.units import Unit
+from chaodipi.engine.cards import points_of
+from chaodipi.engine.ruleset import KittyRule, Ruleset
+from chaodipi.engine.units import Unit
 
 
 def _shape_multiplier(rule: KittyRule, unit: Unit) -> int:

@@ -8,10 +8,10 @@ strictly higher: among equal cards the first played wins. Under
 ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
 split canonically into the throw's units, and its single highest card decides.
 
->>> from engine.ruleset import CLASSIC
->>> from engine.order import trump_context
->>> from engine.cards import parse_cards, HEARTS
->>> from engine.units import Unit
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.order import trump_context
+>>> from chaodipi.engine.cards import parse_cards, HEARTS
+>>> from chaodipi.engine.units import Unit
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> lead = parse_cards("C9 C9")
 >>> trick_winner(ctx, (Unit(2, (lead[0],)),), [lead, parse_cards("H2 H3"), parse_cards("H2 H2")])
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from engine.order import TRUMP, TrumpContext
-from engine.ruleset import ThrowCompare
-from engine.units import Unit, canonical_split
+from chaodipi.engine.order import TRUMP, TrumpContext
+from chaodipi.engine.ruleset import ThrowCompare
+from chaodipi.engine.units import Unit, canonical_split
 
 __all__ = ["trick_winner"]
 

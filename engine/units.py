@@ -4,9 +4,9 @@ A ``Unit`` is ``width`` identical cards on each of ``length`` consecutive linked
 steps of one effective suit. A lead is split into units canonically (fewest
 units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own split.
 
->>> from engine.ruleset import CLASSIC
->>> from engine.order import trump_context
->>> from engine.cards import parse_cards, CLUBS, rank_index
+>>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.order import trump_context
+>>> from chaodipi.engine.cards import parse_cards, CLUBS, rank_index
 >>> ctx = trump_context(CLASSIC, rank_index("6"), CLUBS)
 >>> [u.label() for u in canonical_split(ctx, parse_cards("D5 D5 D7 D7 DK"))]
 ['♦5 ♦5 ♦7 ♦7', '♦K']
@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.cards import label_cards
-from engine.order import TrumpContext
+from chaodipi.engine.cards import label_cards
+from chaodipi.engine.order import TrumpContext
 
 HeldCounts = Sequence[int] | Mapping[int, int]
 """Copies held per kind: a 54-int count vector or a Counter."""

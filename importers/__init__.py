@@ -20,13 +20,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from auditor.reading import load_json
+from chaodipi.auditor.reading import load_json
+from chaodipi.importers import botzone, eighty, variants
+from chaodipi.importers.notation import format_records, read_text
+from chaodipi.importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
+from chaodipi.importers.protobin import read_pb, write_pb
+from chaodipi.importers.protojson import json_values, read_json, write_json
 from chaodipi.v1 import records_pb2
-from importers import botzone, eighty, variants
-from importers.notation import format_records, read_text
-from importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
-from importers.protobin import read_pb, write_pb
-from importers.protojson import json_values, read_json, write_json
 
 FORMATS = ("text", "pb", "json", "eighty", "botzone")
 """Input formats ``load`` understands (besides ``auto``)."""

@@ -15,11 +15,11 @@ import json
 from pathlib import PurePath
 from typing import Any
 
+from chaodipi.importers import jsonpath as jp
+from chaodipi.importers.problems import Collector, ImportResult, RecordError
+from chaodipi.importers.protojson import json_values
+from chaodipi.importers.variants import BOTZONE
 from chaodipi.v1 import records_pb2
-from importers import jsonpath as jp
-from importers.problems import Collector, ImportResult, RecordError
-from importers.protojson import json_values
-from importers.variants import BOTZONE
 
 _RANKS = "A23456789TJQK"  # cardscale, with "0" (ten) written T
 _SUITS = "SHCD"  # suitset s, h, c, d

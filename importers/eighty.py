@@ -13,12 +13,12 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from chaodipi.engine.cards import RANK_LETTERS
+from chaodipi.importers import jsonpath as jp
+from chaodipi.importers.problems import Collector, ImportResult, RecordError
+from chaodipi.importers.protojson import json_values
+from chaodipi.importers.variants import EIGHTY, EIGHTY_GATES
 from chaodipi.v1 import records_pb2
-from engine.cards import RANK_LETTERS
-from importers import jsonpath as jp
-from importers.problems import Collector, ImportResult, RecordError
-from importers.protojson import json_values
-from importers.variants import EIGHTY, EIGHTY_GATES
 
 FORMAT = "eighty-completed-deal"
 _ID_SUITS = "SHDC"  # suit order of card ids: S, H, D, C

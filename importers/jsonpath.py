@@ -8,8 +8,8 @@ import json
 import zlib
 from typing import Any
 
-from auditor.reading import load_json
-from importers.problems import RecordError
+from chaodipi.auditor.reading import load_json
+from chaodipi.importers.problems import RecordError
 
 ENVELOPE = "gzip+base64"
 ENVELOPE_LIMIT = 16 << 20

@@ -11,9 +11,9 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from chaodipi.importers.problems import Collector, ImportResult, RecordError
+from chaodipi.importers.tokens import bad_token, card, rank
 from chaodipi.v1 import records_pb2
-from importers.problems import Collector, ImportResult, RecordError
-from importers.tokens import bad_token, card, rank
 
 SUIT_WORDS = {0: "-", 1: "S", 2: "H", 3: "C", 4: "D", 5: "NT"}
 BID_WORDS = {0: "-", 1: "declare", 2: "lock", 3: "overcall", 4: "chaodi", 5: "flip"}

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
+from chaodipi.importers.problems import Collector, ImportResult
+from chaodipi.importers.tokens import bad_token
 from chaodipi.v1 import records_pb2
-from importers.problems import Collector, ImportResult
-from importers.tokens import bad_token
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
 

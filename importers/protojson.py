@@ -16,11 +16,11 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from auditor.reading import load_json
+from chaodipi.auditor.reading import load_json
+from chaodipi.importers.jsonpath import INT32, kind
+from chaodipi.importers.problems import Collector, ImportResult, RecordError
+from chaodipi.importers.tokens import bad_token
 from chaodipi.v1 import records_pb2
-from importers.jsonpath import INT32, kind
-from importers.problems import Collector, ImportResult, RecordError
-from importers.tokens import bad_token
 
 _INTS = {
     FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
-from engine.cards import RANK_LETTERS, CardError, card_token, parse_card
+from chaodipi.engine.cards import RANK_LETTERS, CardError, card_token, parse_card
 
 CARD_EXPECTED = (
     "expected a card token: a suit letter S, H, C or D and a rank 2-9, T, J, Q, K, A "

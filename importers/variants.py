@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.ruleset import (
+from chaodipi.engine.ruleset import (
     CLASSIC,
     BiddingRule,
     FirstHandDealer,

@@ -16,8 +16,8 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]  # no p
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from chaodipi.service.ingest import AnyRecord, as_requests
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
-from service.ingest import AnyRecord, as_requests
 
 UPLOAD_CHUNK = 10_000
 """Records per Upload stream; the server caps a stream's records, so longer inputs are split."""

@@ -14,12 +14,12 @@ import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 
-from auditor import audit_game, audit_match
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.engine.ruleset import Ruleset
+from chaodipi.service.audited import Audited, content_hash
+from chaodipi.service.db import SessionFactory
+from chaodipi.service.store import store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from engine.ruleset import Ruleset
-from service.audited import Audited, content_hash
-from service.db import SessionFactory
-from service.store import store_batch
 
 DEFAULT_BATCH = 256
 """Records audited and stored per database transaction."""

@@ -15,10 +15,10 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, select, update
 from sqlmodel import col
 
-from service.db import SessionFactory
-from service.models import ApiKey, Tenant
-from service.results import utcnow
-from service.store import ensure_tenant
+from chaodipi.service.db import SessionFactory
+from chaodipi.service.models import ApiKey, Tenant
+from chaodipi.service.results import utcnow
+from chaodipi.service.store import ensure_tenant
 
 PREFIX = "cdp_"
 

@@ -8,13 +8,14 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
 
-ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+"""The Alembic scripts: shipped inside the package, so an installed wheel can migrate too."""
 
 
 def alembic_config(engine: Engine | None = None) -> Config:
     """The project's Alembic config; with ``engine``, migrations run on that database."""
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "service" / "migrations"))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
     if engine is not None:
         # ConfigParser interpolates "%": URL-encoded options (%3D) must be doubled.
         url = engine.url.render_as_string(hide_password=False).replace("%", "%%")

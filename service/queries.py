@@ -5,7 +5,7 @@ the tenant's id (``tenant_id(session, name)`` finds it), and never writes. Aggre
 computed by the database (GROUP BY, SUM, COUNT); results are plain frozen dataclasses, except
 ``get_replay`` which returns the ``chaodipi.v1.Replay`` message the replay viewer consumes.
 
->>> from service.db import make_engine, session_factory
+>>> from chaodipi.service.db import make_engine, session_factory
 >>> sessions = session_factory(make_engine())          # doctest: +SKIP
 >>> with sessions() as s:                              # doctest: +SKIP
 ...     t = tenant_id(s, "default")
@@ -37,10 +37,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from auditor import audit_game
+from chaodipi.auditor import audit_game
+from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from chaodipi.service.results import as_utc
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service.models import Finding, Game, GamePlayer, Match, Player, Tenant
-from service.results import as_utc
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500

@@ -40,13 +40,12 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 from sqlalchemy import Engine
 
-from auditor.reading import Violation, resolve_ruleset
-from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
-from engine.ruleset import Ruleset
-from service import queries
-from service.audited import Audited
-from service.db import SessionFactory, make_engine, session_factory
-from service.ingest import (
+from chaodipi.auditor.reading import Violation, resolve_ruleset
+from chaodipi.engine.ruleset import Ruleset
+from chaodipi.service import queries
+from chaodipi.service.audited import Audited
+from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.ingest import (
     all_violations,
     audit_serialized,
     exit_with_parent,
@@ -55,9 +54,10 @@ from service.ingest import (
     run_audit,
     unreadable_request,
 )
-from service.keys import has_active_keys, tenant_for_key
-from service.migrate import upgrade
-from service.store import DEFAULT_TENANT, ensure_tenant, store_batch
+from chaodipi.service.keys import has_active_keys, tenant_for_key
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant, store_batch
+from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
 
 log = logging.getLogger("chaodipi.service")
 

@@ -16,12 +16,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
+from chaodipi.service.audited import Audited, content_hash, fill_from_match, rejected_summary
+from chaodipi.service.db import SessionFactory
+from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from chaodipi.service.queries import tenant_id as find_tenant
+from chaodipi.service.results import parse_played_at, seat_results, short_level_result, utcnow
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service.audited import Audited, content_hash, fill_from_match, rejected_summary
-from service.db import SessionFactory
-from service.models import Finding, Game, GamePlayer, Match, Player, Tenant
-from service.queries import tenant_id as find_tenant
-from service.results import parse_played_at, seat_results, short_level_result, utcnow
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE

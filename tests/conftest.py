@@ -1,6 +1,11 @@
-"""Which build of engine/ and auditor/ the tests run against: pure Python or mypyc-compiled.
+"""Which build of engine/ and auditor/ the tests run against, and one namespace for the code.
 
-A compiled wheel (hatch_build.py) ships a ``.so`` beside each ``.py``, which Python imports
+The repository's folders are importable only as ``chaodipi.*`` (``engine/`` is
+``chaodipi.engine``). ``python -m pytest`` puts the repository root on ``sys.path``, where
+``import engine`` would load a second copy of the code: the bare names are refused here, as
+they are for an installed package.
+
+A compiled wheel (setup.py) ships a ``.so`` beside each ``.py``, which Python imports
 first. The pytest header names the build and where it was imported from, and
 ``CHAODIPI_EXPECT_COMPILED=1`` (or ``0``) fails the session unless every module is compiled
 (or none is): CI sets it for each of its two test runs.
@@ -9,13 +14,37 @@ first. The pytest header names the build and where it was imported from, and
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import os
 import pkgutil
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-PACKAGES = ("engine", "auditor")
+PACKAGES = ("chaodipi.engine", "chaodipi.auditor")
+FOLDERS = frozenset(("engine", "auditor", "importers", "service", "dashboard", "batch", "cli"))
+"""The repository's top-level package folders, each installed as ``chaodipi.<folder>``."""
+
+
+class _OnlyInTheNamespace(importlib.abc.MetaPathFinder):
+    """Refuse ``import engine`` and the like: the code is ``chaodipi.engine``."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname.partition(".")[0] in FOLDERS:
+            raise ModuleNotFoundError(f"No module named {fullname!r}: import chaodipi.{fullname}")
+        return None
+
+
+sys.meta_path.insert(0, _OnlyInTheNamespace())
 
 
 def _modules() -> dict[str, bool]:
@@ -31,7 +60,7 @@ def _modules() -> dict[str, bool]:
 
 def pytest_report_header() -> str:
     compiled = _modules()
-    where = Path(str(importlib.import_module("engine").__file__)).parent.parent
+    where = Path(str(importlib.import_module("chaodipi.engine").__file__)).parent.parent
     done = sum(compiled.values())
     build = "pure Python" if not done else f"mypyc-compiled ({done} of {len(compiled)} modules)"
     return f"engine/auditor: {build}, from {where}"

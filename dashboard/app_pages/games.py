@@ -4,11 +4,11 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from auditor import CODES
-from dashboard import data, ui
-from dashboard.stepping import SEVERITIES
-from engine.ruleset import BUILTIN
-from service.queries import GameFilter
+from chaodipi.auditor import CODES
+from chaodipi.dashboard import data, ui
+from chaodipi.dashboard.stepping import SEVERITIES
+from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.service.queries import GameFilter
 
 PAGE_SIZE = 100
 STATES = {"all": None, "clean": False, "with findings": True}

@@ -3,9 +3,9 @@
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, samples, ui
-from dashboard.stepping import SEVERITIES
-from service.queries import GameFilter
+from chaodipi.dashboard import data, samples, ui
+from chaodipi.dashboard.stepping import SEVERITIES
+from chaodipi.service.queries import GameFilter
 
 st.title("Chao Di Pi audits")
 st.caption(f"Database: `{data.database_url()}`")

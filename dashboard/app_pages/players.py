@@ -4,9 +4,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
-from engine.cards import RANK_LETTERS
-from service.queries import PlayerStatsRow
+from chaodipi.dashboard import data, ui
+from chaodipi.engine.cards import RANK_LETTERS
+from chaodipi.service.queries import PlayerStatsRow
 
 COLOURS = ["#1e5631", "#c62828"]
 

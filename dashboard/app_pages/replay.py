@@ -3,15 +3,15 @@
 import streamlit as st
 from plotly import graph_objects
 
-from auditor.audit import describe_result
+from chaodipi.auditor.audit import describe_result
+from chaodipi.dashboard import data, ui
+from chaodipi.dashboard.cards import STYLE, legend_html
+from chaodipi.dashboard.render import finding_html, info_html, table_html
+from chaodipi.dashboard.stepping import ReplayView
+from chaodipi.engine.ruleset import BUILTIN, get_ruleset
+from chaodipi.service.ingest import run_audit
+from chaodipi.service.queries import GameFilter
 from chaodipi.v1 import audit_pb2, service_pb2
-from dashboard import data, ui
-from dashboard.cards import STYLE, legend_html
-from dashboard.render import finding_html, info_html, table_html
-from dashboard.stepping import ReplayView
-from engine.ruleset import BUILTIN, get_ruleset
-from service.ingest import run_audit
-from service.queries import GameFilter
 
 st.html(STYLE)
 st.title("Replay")

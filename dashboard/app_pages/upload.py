@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, ui
-from dashboard.uploads import ingest_files
+from chaodipi.dashboard import data, ui
+from chaodipi.dashboard.uploads import ingest_files
 
 st.title("Upload records")
 st.write("Protobuf (`.pb`), protobuf JSON (`.json`, `.jsonl`) or text notation (`.txt`) files, "

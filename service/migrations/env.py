@@ -10,8 +10,8 @@ from alembic import context
 from sqlalchemy import Connection
 from sqlmodel import SQLModel
 
-import service.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from service.db import make_engine
+import chaodipi.service.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from chaodipi.service.db import make_engine
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import records_pb2
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor import audit_game, audit_match, audit_steps
+from chaodipi.auditor import audit_game, audit_match, audit_steps
 from tests.auditor.conftest import RULESETS, hand, match
 
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from auditor import CODES, audit_game
-from auditor.faults import PLANTERS, plant
+from chaodipi.auditor import CODES, audit_game
+from chaodipi.auditor.faults import PLANTERS, plant
 from tests.auditor.conftest import RULESETS, hand
 
 REQUIRED = [

@@ -7,7 +7,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor import audit_game, audit_match
+from chaodipi.auditor import audit_game, audit_match
 from chaodipi.v1 import records_pb2
 from tests.auditor.conftest import RULESETS, hand, match
 from tests.fuzz.mutators import REAL_DAMAGE, damage

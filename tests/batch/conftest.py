@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import importers
-from auditor.faults import plant_any
-from auditor.generate import generate_hand, generate_match
+from chaodipi import importers
+from chaodipi.auditor.faults import plant_any
+from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.v1 import records_pb2
 
 CLEAN_HANDS = 14

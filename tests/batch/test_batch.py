@@ -12,16 +12,24 @@ import typer
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
-import importers
-from auditor import audit_game
-from batch import Control, DatabaseSink, JsonFolderSink, LocalBackend, Row, Summary, run_batch
-from batch.commands import register
-from batch.run import Result, audit_chunk
-from batch.sinks import LEDGER, REPORTS, report_path
-from batch.sources import expand, units
+from chaodipi import importers
+from chaodipi.auditor import audit_game
+from chaodipi.batch import (
+    Control,
+    DatabaseSink,
+    JsonFolderSink,
+    LocalBackend,
+    Row,
+    Summary,
+    run_batch,
+)
+from chaodipi.batch.run import Result, audit_chunk
+from chaodipi.batch.sinks import LEDGER, REPORTS, report_path
+from chaodipi.batch.sources import expand, units
+from chaodipi.cli.batch import register
+from chaodipi.service.db import make_engine
+from chaodipi.service.models import Game
 from chaodipi.v1 import audit_pb2, records_pb2
-from service.db import make_engine
-from service.models import Game
 
 RECORDS = 16 + 1 + 1  # hands, the match, the broken file's error
 
@@ -185,7 +193,7 @@ def test_an_auditor_bug_fails_one_record_not_the_chunk(
             raise IndexError("boom")
         return audit_game(record)
 
-    monkeypatch.setattr("batch.run.audit_game", flaky)
+    monkeypatch.setattr("chaodipi.batch.run.audit_game", flaky)
     results = audit_chunk(chunk, "json")
     assert [r.row.status for r in results].count("failed") == 1
     (failed,) = [r.row for r in results if r.row.status == "failed"]
@@ -204,7 +212,7 @@ def test_ray_backend_gives_identical_results(corpus: Path, tmp_path: Path) -> No
         import ray  # CI installs the ray extra: its absence is a failure there
     else:
         ray = pytest.importorskip("ray")
-    from batch.ray_backend import RayBackend
+    from chaodipi.batch.ray_backend import RayBackend
 
     ray.init(
         num_cpus=2,

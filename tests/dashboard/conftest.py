@@ -8,10 +8,10 @@ import pytest
 import streamlit as st
 from dashboard_support import Seeded, make_db
 
-from dashboard.samples import load_samples
-from service.db import ENV_URL, make_engine, session_factory
-from service.queries import GameFilter, list_games, tenant_id
-from service.store import DEFAULT_TENANT
+from chaodipi.dashboard.samples import load_samples
+from chaodipi.service.db import ENV_URL, make_engine, session_factory
+from chaodipi.service.queries import GameFilter, list_games, tenant_id
+from chaodipi.service.store import DEFAULT_TENANT
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.db import make_engine
-from service.migrate import upgrade
+from chaodipi.service.db import make_engine
+from chaodipi.service.migrate import upgrade
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 

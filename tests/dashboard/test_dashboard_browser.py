@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from dashboard_support import Seeded
 
-from dashboard.commands import streamlit_command, streamlit_env
+from chaodipi.cli.dashboard import streamlit_command, streamlit_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

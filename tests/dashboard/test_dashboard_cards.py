@@ -1,6 +1,6 @@
 """Card faces: escaping, colours, trump marks and evidence highlights."""
 
-from dashboard.cards import STYLE, card_html, cards_html, legend_html
+from chaodipi.dashboard.cards import STYLE, card_html, cards_html, legend_html
 
 
 def test_red_suits_are_red_and_black_suits_are_not() -> None:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from dashboard_support import make_db
 
-import importers
-from auditor.generate import generate_hand
+from chaodipi import importers
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.cli.dashboard import APP, prepare, streamlit_command, streamlit_env
+from chaodipi.dashboard.samples import is_empty, load_samples, sample_records
+from chaodipi.dashboard.uploads import ingest_files
+from chaodipi.service.db import ENV_URL, make_engine, session_factory
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
 from chaodipi.v1 import records_pb2
-from dashboard.commands import APP, prepare, streamlit_command, streamlit_env
-from dashboard.samples import is_empty, load_samples, sample_records
-from dashboard.uploads import ingest_files
-from service.db import ENV_URL, make_engine, session_factory
-from service.store import DEFAULT_TENANT, ensure_tenant
 
 
 def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
@@ -61,4 +61,3 @@ def test_streamlit_process_settings() -> None:
     assert "--server.headless=true" in command and "--server.port=8600" in command
     env = streamlit_env("sqlite:////tmp/x.db")
     assert env[ENV_URL] == "sqlite:////tmp/x.db"
-    assert str(APP.parent.parent) in env["PYTHONPATH"]

@@ -8,10 +8,10 @@ import pytest
 from dashboard_support import APP, Seeded, make_db
 from streamlit.testing.v1 import AppTest
 
-import importers
-from auditor.generate import generate_hand
+from chaodipi import importers
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.service.db import ENV_URL
 from chaodipi.v1 import records_pb2
-from service.db import ENV_URL
 
 TIMEOUT = 60
 

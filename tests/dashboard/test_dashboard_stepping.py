@@ -4,12 +4,12 @@ import random
 
 import pytest
 
-from auditor import audit_game
-from auditor.faults import plant
-from auditor.generate import generate_hand
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.faults import plant
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.dashboard.render import finding_html, info_html, table_html
+from chaodipi.dashboard.stepping import ReplayView, card_tokens
 from chaodipi.v1 import audit_pb2
-from dashboard.render import finding_html, info_html, table_html
-from dashboard.stepping import ReplayView, card_tokens
 
 
 def view_of(code: str | None, ruleset: str = "classic") -> ReplayView:

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from engine.bidding import (
+from chaodipi.engine.bidding import (
     Bid,
     BiddingState,
     BidError,
@@ -21,8 +21,16 @@ from engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, parse_card, parse_cards, rank_index
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.cards import (
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    SPADES,
+    parse_card,
+    parse_cards,
+    rank_index,
+)
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
 
 SIX = rank_index("6")
 # Every seat holds every level card and both jokers twice (three times in changshu), so a

@@ -10,12 +10,12 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import CLUBS, HEARTS, full_deck, parse_cards, rank_index, to_counts
-from engine.follow import FollowProblem, check_follow, legal_follow
-from engine.lead import lead_units
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
-from engine.units import Unit, units_containing_lowest
+from chaodipi.engine.cards import CLUBS, HEARTS, full_deck, parse_cards, rank_index, to_counts
+from chaodipi.engine.follow import FollowProblem, check_follow, legal_follow
+from chaodipi.engine.lead import lead_units
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.units import Unit, units_containing_lowest
 
 LEVEL2 = rank_index("2")
 CTX = trump_context(CLASSIC, LEVEL2, CLUBS)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import rank_index
-from engine.level import PAST_ACE, LevelResult, level_result, next_dealer
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Outcome, Ruleset
+from chaodipi.engine.cards import rank_index
+from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Outcome, Ruleset
 
 D, SWAP, A, WIN = (
     Outcome.DEALER_UP,

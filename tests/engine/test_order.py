@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import CLUBS, HEARTS, KINDS, SPADES, parse_card, rank_index
-from engine.order import TRUMP, TrumpContext, trump_context
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.cards import CLUBS, HEARTS, KINDS, SPADES, parse_card, rank_index
+from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
 
 
 def order_of(ctx: TrumpContext, tokens: str) -> list[int]:

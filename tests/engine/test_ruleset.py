@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import engine.ruleset as ruleset_module
-from engine.ruleset import (
+import chaodipi.engine.ruleset as ruleset_module
+from chaodipi.engine.ruleset import (
     ANHUI,
     CHANGSHU,
     CLASSIC,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import parse_card, parse_cards
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
-from engine.scoring import (
+from chaodipi.engine.cards import parse_card, parse_cards
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,
     kitty_multiplier,
@@ -14,7 +14,7 @@ from engine.scoring import (
     penalty_effect,
     score_hand,
 )
-from engine.units import Unit
+from chaodipi.engine.units import Unit
 
 
 def unit(width: int, tokens: str) -> Unit:

@@ -8,11 +8,11 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import HEARTS, full_deck, parse_cards, rank_index, to_counts
-from engine.lead import check_throw, lead_units
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
-from engine.units import canonical_split
+from chaodipi.engine.cards import HEARTS, full_deck, parse_cards, rank_index, to_counts
+from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.units import canonical_split
 
 LEVEL2 = rank_index("2")
 CTX = trump_context(CLASSIC, LEVEL2, HEARTS)

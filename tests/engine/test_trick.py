@@ -7,12 +7,20 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import CLUBS, HEARTS, full_deck, parse_cards, points_of, rank_index, to_counts
-from engine.follow import legal_follow
-from engine.lead import lead_units
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
-from engine.trick import trick_winner
+from chaodipi.engine.cards import (
+    CLUBS,
+    HEARTS,
+    full_deck,
+    parse_cards,
+    points_of,
+    rank_index,
+    to_counts,
+)
+from chaodipi.engine.follow import legal_follow
+from chaodipi.engine.lead import lead_units
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.trick import trick_winner
 
 CTX = trump_context(CLASSIC, rank_index("6"), HEARTS)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.cards import CLUBS, HEARTS, parse_cards, rank_index
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import ANHUI, CHANGSHU, CLASSIC
-from engine.units import Unit, canonical_split
+from chaodipi.engine.cards import CLUBS, HEARTS, parse_cards, rank_index
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC
+from chaodipi.engine.units import Unit, canonical_split
 
 
 def split(ctx: TrumpContext, tokens: str) -> list[str]:

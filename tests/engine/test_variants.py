@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bidding import (
+from chaodipi.engine.bidding import (
     Bid,
     BidKind,
     RecordedDraw,
@@ -25,12 +25,12 @@ from engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from engine.cards import DIAMONDS, HEARTS, KINDS, parse_cards, rank_index, to_counts
-from engine.follow import check_follow
-from engine.lead import check_throw, lead_units
-from engine.level import level_result
-from engine.order import TrumpContext, trump_context
-from engine.ruleset import (
+from chaodipi.engine.cards import DIAMONDS, HEARTS, KINDS, parse_cards, rank_index, to_counts
+from chaodipi.engine.follow import check_follow
+from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.level import level_result
+from chaodipi.engine.order import TrumpContext, trump_context
+from chaodipi.engine.ruleset import (
     ANHUI,
     CHANGSHU,
     CLASSIC,
@@ -48,9 +48,9 @@ from engine.ruleset import (
     ruleset_from_mapping,
     validate,
 )
-from engine.scoring import kitty_multiplier
-from engine.trick import trick_winner
-from engine.units import Unit
+from chaodipi.engine.scoring import kitty_multiplier
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit
 
 TWO = rank_index("2")
 SIX = rank_index("6")

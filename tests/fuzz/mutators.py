@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from auditor.reading import MAX_HANDS
+from chaodipi.auditor.reading import MAX_HANDS
+from chaodipi.engine.cards import KINDS, RANK_LETTERS, card_token
+from chaodipi.engine.ruleset import PRESETS, Ruleset, get_ruleset
 from chaodipi.v1 import records_pb2
-from engine.cards import KINDS, RANK_LETTERS, card_token
-from engine.ruleset import PRESETS, Ruleset, get_ruleset
 from tests.auditor.conftest import RULESETS, hand, match
 
 T = TypeVar("T")

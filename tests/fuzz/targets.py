@@ -27,14 +27,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from auditor import CODES, audit_game, audit_match
+from chaodipi.auditor import CODES, audit_game, audit_match
+from chaodipi.engine.ruleset import get_ruleset
+from chaodipi.importers import ImportFailed, ImportProblem, ImportResult, dumps, load_bytes
+from chaodipi.importers.annotate import export_text
+from chaodipi.importers.notation import format_records, read_text
+from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, card, rank
+from chaodipi.service.audited import content_hash
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.ruleset import get_ruleset
-from importers import ImportFailed, ImportProblem, ImportResult, dumps, load_bytes
-from importers.export import export_text
-from importers.notation import format_records, read_text
-from importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, card, rank
-from service.audited import content_hash
 from tests.auditor.conftest import RULESETS
 from tests.fuzz.mutators import (
     BYTE_EDITS,

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from auditor import audit_game, audit_match
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.engine.ruleset import RulesetError, ruleset_from_mapping
+from chaodipi.importers import ImportFailed, load_bytes
 from chaodipi.v1 import records_pb2
-from engine.ruleset import RulesetError, ruleset_from_mapping
-from importers import ImportFailed, load_bytes
 from tests.auditor.conftest import hand, match
 from tests.fuzz.targets import check_import
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from chaodipi.engine.cards import KINDS, RANK_LETTERS, card_token
 from chaodipi.v1 import records_pb2
-from engine.cards import KINDS, RANK_LETTERS, card_token
 
 cards = st.lists(st.sampled_from([card_token(k) for k in range(KINDS)]), max_size=6)
 ranks = st.sampled_from(["", *RANK_LETTERS])

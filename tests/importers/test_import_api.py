@@ -10,10 +10,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from chaodipi.cli.records import register
+from chaodipi.importers import detect_format, dumps, load, load_bytes, write
+from chaodipi.importers.protobin import encode_varint
 from chaodipi.v1 import records_pb2
-from importers import detect_format, dumps, load, load_bytes, write
-from importers.commands import register
-from importers.protobin import encode_varint
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GAME = records_pb2.GameRecord(record_id="g1", ruleset="classic", venue="club")
@@ -101,7 +101,7 @@ def test_notation_example_reads_clean() -> None:
     game, match = (r for r in result.records)
     assert game.game.record_id == "club-2024-05-01-h1"
     assert match.match.hands[0].tricks[0].declared_split[0].cards == ["SA", "SA", "SA"]
-    auditor = pytest.importorskip("auditor")
+    auditor = pytest.importorskip("chaodipi.auditor")
     report = auditor.audit_game(game.game)
     assert (report.breaches, report.scoring_errors) == (0, 0)
 
@@ -132,7 +132,7 @@ def test_cli_import_exit_codes(tmp_path: Path) -> None:
 
 
 def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
-    pytest.importorskip("auditor")
+    pytest.importorskip("chaodipi.auditor")
     # The deal is clean under its own variant; classic forces another unit of its throw.
     out = tmp_path / "audited.txt"
     result = CliRunner().invoke(_app(), [

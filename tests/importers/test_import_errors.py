@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from importers import ImportFailed, load_bytes
-from importers.notation import read_text
+from chaodipi.importers import ImportFailed, load_bytes
+from chaodipi.importers.notation import read_text
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOOD = '[Game "ok"]\nhand 0: SA\nkitty: -\n'
@@ -96,8 +96,8 @@ def test_pb_garbage() -> None:
 
 
 def test_pb_bad_card_token_names_the_field() -> None:
+    from chaodipi.importers.protobin import write_pb
     from chaodipi.v1 import records_pb2
-    from importers.protobin import write_pb
 
     game = records_pb2.GameRecord(record_id="x")
     game.tricks.add().plays.add(cards=["SA", "S1"])

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from chaodipi.importers import load
+from chaodipi.importers.botzone import card_token as botzone_card
+from chaodipi.importers.eighty import card_token as eighty_card
 from chaodipi.v1 import records_pb2
-from importers import load
-from importers.botzone import card_token as botzone_card
-from importers.eighty import card_token as eighty_card
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -108,14 +108,14 @@ FOREIGN_DEALS = ("eighty/deal-25-tricks.json", "eighty/deal-shapes.json", "botzo
 
 @pytest.mark.parametrize("name", FOREIGN_DEALS)
 def test_fixture_audits_clean_under_its_variant(name: str) -> None:
-    auditor = pytest.importorskip("auditor")
+    auditor = pytest.importorskip("chaodipi.auditor")
     report = auditor.audit_game(_game(name))
     assert not report.rejections
     assert [f"{f.code}: {f.message}" for f in report.findings] == []
 
 
 def test_botzone_deal_nobody_called_takes_the_drawn_trump_and_banker_as_recorded() -> None:
-    auditor = pytest.importorskip("auditor")
+    auditor = pytest.importorskip("chaodipi.auditor")
     game = _game("botzone/full-deal.json")
     del game.bids[:]  # the judger then draws ♦ and banker 3 from its seed, as recorded
     report = auditor.audit_game(game)
@@ -127,7 +127,7 @@ def test_botzone_deal_nobody_called_takes_the_drawn_trump_and_banker_as_recorded
 
 
 def test_eighty_deal_nobody_declared_is_no_trump_dealt_by_the_first_drawer() -> None:
-    auditor = pytest.importorskip("auditor")
+    auditor = pytest.importorskip("chaodipi.auditor")
     game = _game("eighty/deal-25-tricks.json")
     del game.bids[:]
     computed = auditor.audit_game(game).computed
@@ -145,8 +145,8 @@ def test_eighty_deal_nobody_declared_is_no_trump_dealt_by_the_first_drawer() -> 
 def test_foreign_record_shows_what_differs_under_a_preset(
     name: str, ruleset: str, codes: set[str]
 ) -> None:
-    auditor = pytest.importorskip("auditor")
-    from engine.ruleset import get_ruleset
+    auditor = pytest.importorskip("chaodipi.auditor")
+    from chaodipi.engine.ruleset import get_ruleset
 
     report = auditor.audit_game(_game(name), ruleset=get_ruleset(ruleset))
     assert {f.code for f in report.findings} == codes
@@ -154,8 +154,8 @@ def test_foreign_record_shows_what_differs_under_a_preset(
 
 @pytest.mark.parametrize("ruleset", ["classic", "shuangsheng", "anhui", "changshu"])
 def test_foreign_record_can_be_audited_under_our_rulesets(ruleset: str) -> None:
-    auditor = pytest.importorskip("auditor")
-    from engine.ruleset import get_ruleset
+    auditor = pytest.importorskip("chaodipi.auditor")
+    from chaodipi.engine.ruleset import get_ruleset
 
     report = auditor.audit_game(_game("botzone/full-deal.json"), ruleset=get_ruleset(ruleset))
     assert report.ruleset == ruleset

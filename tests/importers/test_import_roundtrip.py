@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_strategies import record_files
 
+from chaodipi.importers import dumps, load_bytes
+from chaodipi.importers.notation import format_records, read_text
 from chaodipi.v1 import records_pb2
-from importers import dumps, load_bytes
-from importers.notation import format_records, read_text
 
 
 def _same(a: list[records_pb2.RecordFile], b: list[records_pb2.RecordFile]) -> None:
@@ -36,7 +36,7 @@ def test_every_output_reads_back(records: list[records_pb2.RecordFile], to: str)
 @pytest.mark.parametrize("ruleset", ["classic", "shuangsheng", "anhui", "changshu"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_generated_hands_round_trip(ruleset: str, seed: int) -> None:
-    generate = pytest.importorskip("auditor.generate")
+    generate = pytest.importorskip("chaodipi.auditor.generate")
     game = generate.generate_hand(ruleset, seed)
     records = [records_pb2.RecordFile(game=game)]
     text = format_records(records)
@@ -45,6 +45,6 @@ def test_generated_hands_round_trip(ruleset: str, seed: int) -> None:
 
 
 def test_generated_match_round_trips() -> None:
-    generate = pytest.importorskip("auditor.generate")
+    generate = pytest.importorskip("chaodipi.auditor.generate")
     records = [records_pb2.RecordFile(match=generate.generate_match("classic", 7, max_hands=3))]
     _same(read_text(format_records(records), "match.txt", strict=True).records, records)

@@ -15,8 +15,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from service.client import AuditClient
-from service.server import ServerConfig
+from chaodipi.service.client import AuditClient
+from chaodipi.service.server import ServerConfig
 from tests.service.service_support import MAX_MESSAGE, PG_URL, Service, running_service
 
 

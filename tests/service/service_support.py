@@ -19,11 +19,10 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from service.db import SessionFactory, make_engine, session_factory
-from service.keys import create_key
-from service.server import RunningServer, ServerConfig, start
+from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.keys import create_key
+from chaodipi.service.server import RunningServer, ServerConfig, start
 
-ROOT = Path(__file__).resolve().parents[2]
 PG_URL = os.environ.get("CHAODIPI_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 MAX_MESSAGE = 256 * 1024
 
@@ -95,16 +94,16 @@ def group_members(pgid: int) -> list[int]:
 
 
 class ServerProcess:
-    """``python -m service serve`` as a process group of its own (the server and its audit
+    """``python -m chaodipi.cli serve`` as a process group of its own (the server and its audit
     workers), keyless on 127.0.0.1, logging to ``log``."""
 
     def __init__(self, database_url: str, home: Path, *, audit_workers: int = 2) -> None:
         self.log = home / f"server-{secrets.token_hex(3)}.log"
         env = {k: v for k, v in os.environ.items() if k != "CHAODIPI_DATABASE_URL"}
-        env.update(PYTHONPATH=str(ROOT), CHAODIPI_HOME=str(home))
+        env.update(CHAODIPI_HOME=str(home))
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "service", "serve", "--port", "0", "--database-url",
+                [sys.executable, "-m", "chaodipi.cli", "serve", "--port", "0", "--database-url",
                  database_url, "--audit-workers", str(audit_workers), "--grace", "5"],
                 env=env, cwd=home, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )

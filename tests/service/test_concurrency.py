@@ -15,14 +15,14 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from auditor.generate import generate_hand
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.service import store
+from chaodipi.service.client import AuditClient
+from chaodipi.service.ingest import ingest_records
+from chaodipi.service.keys import create_key
+from chaodipi.service.models import Game, GamePlayer, Match, Tenant
+from chaodipi.service.store import ensure_tenant
 from chaodipi.v1 import records_pb2, service_pb2
-from service import store
-from service.client import AuditClient
-from service.ingest import ingest_records
-from service.keys import create_key
-from service.models import Game, GamePlayer, Match, Tenant
-from service.store import ensure_tenant
 from tests.service.service_support import Service
 
 STORED = service_pb2.RecordSummary.STATUS_STORED

@@ -21,14 +21,14 @@ import grpc
 import pytest
 from sqlalchemy import Engine, func, select
 
-from auditor import audit_game
-from auditor.faults import plant_any
-from auditor.generate import generate_hand
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.faults import plant_any
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.service.audited import content_hash
+from chaodipi.service.client import AuditClient
+from chaodipi.service.db import make_engine
+from chaodipi.service.models import Finding, Game, GamePlayer, Match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service.audited import content_hash
-from service.client import AuditClient
-from service.db import make_engine
-from service.models import Finding, Game, GamePlayer, Match
 from tests.service.service_support import ServerProcess
 
 pytestmark = [pytest.mark.slow,

@@ -17,13 +17,13 @@ from grpc_health.v1 import health_pb2
 from sqlalchemy import func, select
 from sqlmodel import col
 
-from auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.service import queries
+from chaodipi.service.client import AuditClient, field_violations
+from chaodipi.service.keys import create_key, revoke_key
+from chaodipi.service.models import Finding, Game, GamePlayer
+from chaodipi.service.server import ServerConfig
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service import queries
-from service.client import AuditClient, field_violations
-from service.keys import create_key, revoke_key
-from service.models import Finding, Game, GamePlayer
-from service.server import ServerConfig
 from tests.service.service_support import MAX_MESSAGE, Service, running_service
 
 STORED = service_pb2.RecordSummary.STATUS_STORED

@@ -18,16 +18,14 @@ import typer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from typer.testing import CliRunner
 
-from auditor.generate import generate_hand
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.cli.service import register
+from chaodipi.service.client import AuditClient
+from chaodipi.service.db import make_engine
+from chaodipi.service.migrate import check, upgrade
+from chaodipi.service.server import ServerConfig
 from chaodipi.v1 import service_pb2
-from service.client import AuditClient
-from service.commands import register
-from service.db import make_engine
-from service.migrate import check, upgrade
-from service.server import ServerConfig
 from tests.service.service_support import ServerThread
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_migrations_match_the_models(database_url: str) -> None:
@@ -88,10 +86,10 @@ def test_without_keys_binds_localhost_only(home: Path, caplog: pytest.LogCapture
 
 @pytest.fixture
 def server_process(home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``python -m service serve`` on a free port, as a real process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    """``python -m chaodipi.cli serve`` on a free port, as a real process."""
+    env = dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", "0", "--audit-workers", "0",
+        [sys.executable, "-m", "chaodipi.cli", "serve", "--port", "0", "--audit-workers", "0",
          "--grace", "30"],
         env=env, cwd=home, stderr=subprocess.PIPE, text=True,
     )

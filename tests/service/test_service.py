@@ -13,13 +13,13 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from auditor import audit_game
-from auditor.generate import generate_hand, generate_match
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.service import queries
+from chaodipi.service.client import AuditClient, field_violations
+from chaodipi.service.keys import create_key
+from chaodipi.service.results import seat_results
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service import queries
-from service.client import AuditClient, field_violations
-from service.keys import create_key
-from service.results import seat_results
 from tests.service.service_support import Service
 
 STORED = service_pb2.RecordSummary.STATUS_STORED

@@ -9,9 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from engine.ruleset import RulesetError, get_ruleset
-from importers import FORMATS, OUTPUTS, ImportFailed, ImportResult, load, write
-from importers.problems import ImportProblem
+from chaodipi.engine.ruleset import RulesetError, get_ruleset
+from chaodipi.importers import FORMATS, OUTPUTS, ImportFailed, ImportResult, load, write
+from chaodipi.importers.problems import ImportProblem
 
 _console = Console(stderr=True)
 
@@ -86,7 +86,7 @@ def export_command(
     strict: StrictOpt = False,
 ) -> None:
     """Audit records and write them as notation with each finding as a comment at its play."""
-    from importers.export import export_text  # the auditor loads only when exporting
+    from chaodipi.importers.annotate import export_text  # the auditor loads only when exporting
 
     try:
         chosen = get_ruleset(ruleset) if ruleset else None

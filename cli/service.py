@@ -12,15 +12,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-import importers
-from auditor.generate import generate_hand, generate_match
+from chaodipi import importers
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.service import keys, queries
+from chaodipi.service.client import AuditClient, field_violations
+from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.server import ServerConfig, serve
+from chaodipi.service.store import DEFAULT_TENANT
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from service import keys, queries
-from service.client import AuditClient, field_violations
-from service.db import SessionFactory, make_engine, session_factory
-from service.migrate import upgrade
-from service.server import ServerConfig, serve
-from service.store import DEFAULT_TENANT
 
 err = Console(stderr=True)
 

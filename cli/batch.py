@@ -13,11 +13,11 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from batch.local import LocalBackend
-from batch.run import DEFAULT_CHUNK, Backend, Control, Sink, run_batch
-from batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
-from batch.sources import missing
-from batch.summary import Summary
+from chaodipi.batch.local import LocalBackend
+from chaodipi.batch.run import DEFAULT_CHUNK, Backend, Control, Sink, run_batch
+from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
+from chaodipi.batch.sources import missing
+from chaodipi.batch.summary import Summary
 
 console = Console(stderr=True)
 
@@ -29,7 +29,7 @@ def _backend(name: str, workers: int | None, address: str | None) -> Backend:
     if name == "local":
         return LocalBackend(workers)
     try:
-        from batch.ray_backend import RayBackend
+        from chaodipi.batch.ray_backend import RayBackend
     except ImportError:
         console.print('[red]error:[/] --backend ray needs Ray: pip install ".[ray]"')
         raise typer.Exit(2) from None

@@ -14,17 +14,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-import batch.commands
-import dashboard.commands
-import importers
-import importers.commands
-import service.commands
-from auditor import audit_game, audit_match
-from auditor.audit import describe_position, describe_result
-from auditor.faults import plant_any
-from auditor.generate import generate_hand, generate_match
+from chaodipi import importers
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.auditor.audit import describe_position, describe_result
+from chaodipi.auditor.faults import plant_any
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.cli import batch, dashboard, records, service
+from chaodipi.engine.ruleset import BUILTIN, Ruleset, RulesetError, get_ruleset, ruleset_from_text
 from chaodipi.v1 import audit_pb2, records_pb2
-from engine.ruleset import BUILTIN, Ruleset, RulesetError, get_ruleset, ruleset_from_text
 
 app = typer.Typer(
     help="Audit and replay recorded games of 炒地皮 (Chao Di Pi).",
@@ -212,7 +209,7 @@ def generate(
     out.print(f"wrote {len(records)} {what} to {out_file} ({planted} with a planted fault)")
 
 
-importers.commands.register(app)
-service.commands.register(app)
-dashboard.commands.register(app)
-batch.commands.register(app)
+records.register(app)
+service.register(app)
+dashboard.register(app)
+batch.register(app)

@@ -15,13 +15,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from dashboard.samples import load_samples
-from service.db import ENV_URL, default_url, make_engine, session_factory
-from service.migrate import upgrade
-from service.server import ServerConfig, start
+from chaodipi import dashboard
+from chaodipi.dashboard.samples import load_samples
+from chaodipi.service.db import ENV_URL, default_url, make_engine, session_factory
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.server import ServerConfig, start
 
-APP = Path(__file__).resolve().parent / "app.py"
-ROOT = APP.parent.parent
+APP = Path(dashboard.__file__).resolve().parent / "app.py"
 STOP_SECONDS = 10.0
 """How long the dashboard gets to exit after SIGTERM before it is killed."""
 
@@ -49,11 +49,8 @@ def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
 
 
 def streamlit_env(database_url: str) -> dict[str, str]:
-    """The environment of the dashboard process: the database URL and the project on the path."""
-    env = dict(os.environ)
-    env[ENV_URL] = database_url
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    return env
+    """The environment of the dashboard process: this one's, with the database URL."""
+    return {**os.environ, ENV_URL: database_url}
 
 
 def dashboard_command(port: PortOpt = 8501, database_url: DatabaseOpt = None) -> None:

@@ -1,0 +1,1 @@
+"""The ``chaodipi`` command line: the top layer, which calls every other part."""
