@@ -91,8 +91,14 @@ class MypycBuildExt(build_ext):
             print(f"chaodipi: compiling {len(sources)} modules with mypyc", flush=True)
             out = work / "out"
             command = [
-                sys.executable, "compile.py", ",".join(sources),
-                "build_ext", "--build-lib", str(out), "--build-temp", str(work / "tmp"),
+                sys.executable,
+                "compile.py",
+                ",".join(sources),
+                "build_ext",
+                "--build-lib",
+                str(out),
+                "--build-temp",
+                str(work / "tmp"),
             ]
             result = subprocess.run(
                 command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

@@ -316,9 +316,11 @@ def read_game(
         if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
             reader.violations.append(Violation(f"{prefix}bids[{i}].kind", "bid kind not set"))
         elif bid.kind not in BID_KINDS:
-            reader.violations.append(Violation(
-                f"{prefix}bids[{i}].kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)"
-            ))
+            reader.violations.append(
+                Violation(
+                    f"{prefix}bids[{i}].kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)"
+                )
+            )
         bids.append(
             ReadBid(
                 seat=reader.seat(bid.seat, f"{prefix}bids[{i}].seat"),
@@ -329,8 +331,9 @@ def read_game(
             )
         )
     all_exchanges: Sequence[records_pb2.KittyExchange] = record.kitty_exchanges
-    if reader.too_many(len(all_exchanges), limits.items, "kitty exchanges",
-                       f"{prefix}kitty_exchanges"):
+    if reader.too_many(
+        len(all_exchanges), limits.items, "kitty exchanges", f"{prefix}kitty_exchanges"
+    ):
         all_exchanges = all_exchanges[:0]
     exchanges = [
         ReadExchange(

@@ -29,7 +29,8 @@ class LocalBackend:
         # fork: workers start at once with the auditor already imported, and never re-import
         # the caller's main module (spawn and forkserver do, which breaks unguarded scripts).
         self._pool = ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context("fork"),
+            self.workers,
+            mp_context=multiprocessing.get_context("fork"),
             initializer=_ignore_sigint,
         )
         # With fork the pool starts every worker at its first submit: do it now, before the

@@ -17,8 +17,13 @@ from typing import Any
 from chaodipi.batch.run import Mode, Result, audit_chunk
 from chaodipi.batch.sources import Unit
 
-PACKAGES = ("chaodipi.v1", "chaodipi.engine", "chaodipi.auditor", "chaodipi.importers",
-            "chaodipi.batch")
+PACKAGES = (
+    "chaodipi.v1",
+    "chaodipi.engine",
+    "chaodipi.auditor",
+    "chaodipi.importers",
+    "chaodipi.batch",
+)
 """What a worker on another machine imports to audit a chunk (shipped with the job)."""
 
 

@@ -120,14 +120,25 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
             sum(h.warnings for h in report.hands) + severities[audit_pb2.SEVERITY_WARNING],
         )
     row = Row(
-        unit_id, digest, "rejected" if rejections else "audited", kind, record_id, ruleset, hands,
-        *counts, codes=dict(sorted(codes.items())), players=dict(sorted(seats.items())),
+        unit_id,
+        digest,
+        "rejected" if rejections else "audited",
+        kind,
+        record_id,
+        ruleset,
+        hands,
+        *counts,
+        codes=dict(sorted(codes.items())),
+        players=dict(sorted(seats.items())),
         error="; ".join(f"{v.field}: {v.description}" for v in rejections),
     )
     if mode == "json":
         return Result(row, _report_json(report))
-    return Result(row, report.SerializeToString(deterministic=True),
-                  record.SerializeToString(deterministic=True))
+    return Result(
+        row,
+        report.SerializeToString(deterministic=True),
+        record.SerializeToString(deterministic=True),
+    )
 
 
 def _parse(frame: bytes) -> records_pb2.RecordFile | str:

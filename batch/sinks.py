@@ -133,7 +133,11 @@ class DatabaseSink:
     mode: Mode = "proto"
 
     def __init__(
-        self, url: str, *, tenant: str = "default", ledger: Path | None = None,
+        self,
+        url: str,
+        *,
+        tenant: str = "default",
+        ledger: Path | None = None,
         resume: bool = False,
     ) -> None:
         self.url = url

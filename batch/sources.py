@@ -74,9 +74,7 @@ def expand(sources: Iterable[str], *, exclude: Iterable[Path] = ()) -> Iterator[
 
 def missing(sources: Iterable[str]) -> list[str]:
     """The sources that name no existing file or folder and are not globs."""
-    return [
-        s for s in sources if not (_MAGIC & set(s)) and not Path(s).exists()
-    ]
+    return [s for s in sources if not (_MAGIC & set(s)) and not Path(s).exists()]
 
 
 def _varint(f: BinaryIO) -> int | None:

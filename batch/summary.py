@@ -74,12 +74,17 @@ class Summary:
             tally[0] += hands
             tally[1] += breaches
         if row.breaches:
-            self.tables.append({
-                "unit": row.unit, "record_id": row.record_id, "kind": row.kind,
-                "hands": row.hands, "breaches": row.breaches,
-                "findings": row.breaches + row.scoring_errors + row.warnings,
-                "codes": row.codes,
-            })
+            self.tables.append(
+                {
+                    "unit": row.unit,
+                    "record_id": row.record_id,
+                    "kind": row.kind,
+                    "hands": row.hands,
+                    "breaches": row.breaches,
+                    "findings": row.breaches + row.scoring_errors + row.warnings,
+                    "codes": row.codes,
+                }
+            )
             if len(self.tables) > 4 * TOP:
                 self.tables = sorted(self.tables, key=_table_key)[:TOP]
 
@@ -94,8 +99,12 @@ class Summary:
             key=lambda p: (-p[2] / p[1], -p[2], p[0]),
         )
         return [
-            {"player": pid, "hands": hands, "breaches": breaches,
-             "breaches_per_hand": round(breaches / hands, 4)}
+            {
+                "player": pid,
+                "hands": hands,
+                "breaches": breaches,
+                "breaches_per_hand": round(breaches / hands, 4),
+            }
             for pid, hands, breaches in ranked[:TOP]
         ]
 
@@ -155,15 +164,24 @@ class Summary:
         if tables:
             worst = Table("record", "unit", "hands", "breaches", "findings", title="Worst tables")
             for t in tables:
-                worst.add_row(t["record_id"], t["unit"], str(t["hands"]), str(t["breaches"]),
-                              str(t["findings"]))
+                worst.add_row(
+                    t["record_id"],
+                    t["unit"],
+                    str(t["hands"]),
+                    str(t["breaches"]),
+                    str(t["findings"]),
+                )
             console.print(worst)
         players = self.worst_players()
         if players:
             ranked = Table("player", "hands", "breaches", "per hand", title="Worst players")
             for p in players:
-                ranked.add_row(p["player"], f"{p['hands']:,}", f"{p['breaches']:,}",
-                               f"{p['breaches_per_hand']:.4f}")
+                ranked.add_row(
+                    p["player"],
+                    f"{p['hands']:,}",
+                    f"{p['breaches']:,}",
+                    f"{p['breaches_per_hand']:.4f}",
+                )
             console.print(ranked)
         console.print(
             f"{self.elapsed:.1f} s, {self.hands_per_second:,.0f} hands/s "

@@ -143,9 +143,7 @@ def fingerprint(out: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def run(
-    corpus: Path, out: Path, backend: Backend, memory: bool
-) -> tuple[Summary, int, str, float]:
+def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summary, int, str, float]:
     """One batch into a fresh folder: its summary, peak RSS (0 unless sampled), fingerprint, and
     the CPU seconds it took (this process, the pool's workers or Ray's), measured before the
     backend closes and its workers go."""
@@ -188,9 +186,11 @@ def store(corpus: Path, url: str, ledger: Path) -> None:
         }
     engine.dispose()
     per_hand = ", ".join(f"{n / summary.new_hands:.2f} {name}" for name, n in rows.items())
-    print(f"database, 2 cores:   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
-          f"= {summary.hands_per_second:7,.0f} hands/s into {engine.url.get_backend_name()} "
-          f"({per_hand} rows per hand)")
+    print(
+        f"database, 2 cores:   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+        f"= {summary.hands_per_second:7,.0f} hands/s into {engine.url.get_backend_name()} "
+        f"({per_hand} rows per hand)"
+    )
 
 
 def main() -> None:
@@ -219,12 +219,16 @@ def main() -> None:
             results[f"local {n}"] = (rate, prints)
             cpu_per_hand[n] = cpu / summary.new_hands
             shown = f", peak RSS {peak / 2**20:,.0f} MiB (parent + workers)" if peak else ""
-            print(f"local, {n} core(s):   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
-                  f"= {rate:7,.0f} hands/s, {summary.findings:,} findings{shown}")
+            print(
+                f"local, {n} core(s):   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+                f"= {rate:7,.0f} hands/s, {summary.findings:,} findings{shown}"
+            )
             # Other processes on a shared machine take cores from the run: say how much it got.
-            print(f"    CPU {cpu_per_hand[n] * 1e3:.2f} ms/hand; the run got "
-                  f"{cpu / summary.elapsed:.2f} of its {n} core(s); on {n} free core(s): "
-                  f"{n / cpu_per_hand[n]:,.0f} hands/s")
+            print(
+                f"    CPU {cpu_per_hand[n] * 1e3:.2f} ms/hand; the run got "
+                f"{cpu / summary.elapsed:.2f} of its {n} core(s); on {n} free core(s): "
+                f"{n / cpu_per_hand[n]:,.0f} hands/s"
+            )
         if args.ray:
             from chaodipi.batch.ray_backend import RayBackend
 
@@ -233,19 +237,25 @@ def main() -> None:
             started = time.perf_counter() - start
             summary, _, prints, cpu = run(corpus, scratch / "ray", backend, False)
             results["ray 2"] = (summary.hands_per_second, prints)
-            print(f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
-                  f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
-                  f"(ray.init {started:.1f} s, not counted)")
-            print(f"    CPU {cpu / summary.new_hands * 1e3:.2f} ms/hand (driver + workers); the "
-                  f"run got {cpu / summary.elapsed:.2f} of 2 CPUs; on 2 free CPUs: "
-                  f"{2 * summary.new_hands / cpu:,.0f} hands/s")
+            print(
+                f"ray, 2 CPUs:         {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+                f"= {summary.hands_per_second:7,.0f} hands/s, {summary.findings:,} findings "
+                f"(ray.init {started:.1f} s, not counted)"
+            )
+            print(
+                f"    CPU {cpu / summary.new_hands * 1e3:.2f} ms/hand (driver + workers); the "
+                f"run got {cpu / summary.elapsed:.2f} of 2 CPUs; on 2 free CPUs: "
+                f"{2 * summary.new_hands / cpu:,.0f} hands/s"
+            )
         if args.database:
             store(corpus, args.database, scratch / "ledger.jsonl")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if "local 1" in results and "local 2" in results:
-        print(f"2 cores / 1 core: {results['local 2'][0] / results['local 1'][0]:.2f}x measured, "
-              f"{2 * cpu_per_hand[1] / cpu_per_hand[2]:.2f}x on free cores (from CPU per hand)")
+        print(
+            f"2 cores / 1 core: {results['local 2'][0] / results['local 1'][0]:.2f}x measured, "
+            f"{2 * cpu_per_hand[1] / cpu_per_hand[2]:.2f}x on free cores (from CPU per hand)"
+        )
     if "ray 2" in results and "local 2" in results:
         print(f"ray 2 CPUs / local 2 cores: {results['ray 2'][0] / results['local 2'][0]:.2f}x")
     digests = [p for _, p in results.values()]

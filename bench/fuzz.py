@@ -129,8 +129,13 @@ def run_chunk(seed: int, start: int, stop: int, targets: list[str], timeout: flo
 def _progress(done: int, total: int, failed: int, began: float) -> None:
     elapsed = time.monotonic() - began
     left = elapsed / done * (total - done) if done else 0.0
-    print(f"\r{done:>9,}/{total:,} cases  {failed:,} failures  {elapsed:6.0f} s elapsed  "
-          f"~{left:4.0f} s left", end="", file=sys.stderr, flush=True)
+    print(
+        f"\r{done:>9,}/{total:,} cases  {failed:,} failures  {elapsed:6.0f} s elapsed  "
+        f"~{left:4.0f} s left",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def rerun(seed: int, index: int, targets: list[str]) -> int:
@@ -151,17 +156,27 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=100_000, help="cases in all (default 100000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds a case may take before it counts as hung (default 60)")
-    parser.add_argument("--target", action="append", choices=sorted(TARGETS),
-                        help="only this target (repeatable; default all)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds a case may take before it counts as hung (default 60)",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        choices=sorted(TARGETS),
+        help="only this target (repeatable; default all)",
+    )
     parser.add_argument("--case", type=int, help="rerun this one case index and show it")
     args = parser.parse_args()
     targets = args.target or list(TARGETS)
     if args.case is not None:
         return rerun(args.seed, args.case, targets)
-    print(f"fuzz: {args.cases:,} cases, seed {args.seed}, {args.jobs} job(s), targets "
-          f"{', '.join(targets)}")
+    print(
+        f"fuzz: {args.cases:,} cases, seed {args.seed}, {args.jobs} job(s), targets "
+        f"{', '.join(targets)}"
+    )
     began = time.monotonic()
     total = Tally()
     chunks = [(s, min(s + CHUNK, args.cases)) for s in range(0, args.cases, CHUNK)]
@@ -171,15 +186,18 @@ def main() -> int:
             _progress(sum(total.cases.values()), args.cases, total.failed, began)
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(run_chunk, args.seed, start, stop, targets, args.timeout)
-                       for start, stop in chunks]
+            futures = [
+                pool.submit(run_chunk, args.seed, start, stop, targets, args.timeout)
+                for start, stop in chunks
+            ]
             for future in futures:
                 total.add(future.result())
                 _progress(sum(total.cases.values()), args.cases, total.failed, began)
     elapsed = time.monotonic() - began
     print(file=sys.stderr)
-    print(f"{'target':16s} {'cases':>9s} {'failures':>9s} {'mean ms':>8s} {'slowest ms':>11s}"
-          " (case)")
+    print(
+        f"{'target':16s} {'cases':>9s} {'failures':>9s} {'mean ms':>8s} {'slowest ms':>11s} (case)"
+    )
     for target in targets:
         n = total.cases[target]
         failed = sum(f.count for k, f in total.failures.items() if k[0] == target)
@@ -188,12 +206,16 @@ def main() -> int:
         print(f"{target:16s} {n:9,} {failed:9,} {mean:8.1f} {took * 1000:11.0f} ({index})")
     print(f"{'all':16s} {sum(total.cases.values()):9,} {total.failed:9,}")
     for (target, kind, where), found in sorted(total.failures.items()):
-        print(f"\nFAIL {target}: {kind} at {where} ({found.count} cases)\n"
-              f"  reproduce: python bench/fuzz.py --seed {args.seed} --case {found.index}"
-              + "".join(f" --target {t}" for t in args.target or ()) +
-              f"\n  {found.error}\n  {found.case}")
-    print(f"\n{sum(total.cases.values()):,} cases, {total.failed:,} failures, "
-          f"{elapsed:.0f} s elapsed ({time.strftime('%Y-%m-%d %H:%M')})")
+        print(
+            f"\nFAIL {target}: {kind} at {where} ({found.count} cases)\n"
+            f"  reproduce: python bench/fuzz.py --seed {args.seed} --case {found.index}"
+            + "".join(f" --target {t}" for t in args.target or ())
+            + f"\n  {found.error}\n  {found.case}"
+        )
+    print(
+        f"\n{sum(total.cases.values()):,} cases, {total.failed:,} failures, "
+        f"{elapsed:.0f} s elapsed ({time.strftime('%Y-%m-%d %H:%M')})"
+    )
     return 1 if total.failed else 0
 
 

@@ -61,7 +61,7 @@ def main() -> None:
                 start = time.perf_counter()
                 summaries: list[service_pb2.RecordSummary] = []
                 for i in range(0, len(requests), per_stream):
-                    summaries += client.upload_stream(iter(requests[i:i + per_stream])).results
+                    summaries += client.upload_stream(iter(requests[i : i + per_stream])).results
                 elapsed = time.perf_counter() - start
         finally:
             if proc is not None:
@@ -69,8 +69,10 @@ def main() -> None:
                 proc.wait(30)
     stored = sum(1 for s in summaries if s.status == service_pb2.RecordSummary.STATUS_STORED)
     print(f"database: {args.database_url or ('server ' + target if args.server else 'sqlite')}")
-    print(f"hands sent: {len(requests)}, stored: {stored}, streams: {args.streams}, "
-          f"audit workers: {args.workers}")
+    print(
+        f"hands sent: {len(requests)}, stored: {stored}, streams: {args.streams}, "
+        f"audit workers: {args.workers}"
+    )
     print(f"elapsed: {elapsed:.2f} s, {stored / elapsed:.0f} hands/s stored and audited")
 
 

@@ -45,15 +45,19 @@ STORED = service_pb2.RecordSummary.STATUS_STORED
 def _client(target: str, key: str | None) -> AuditClient:
     # A channel of its own: without a local subchannel pool, grpc shares one connection between
     # the channels of a process that have the same target and options.
-    channel = grpc.insecure_channel(target, options=[
-        ("grpc.use_local_subchannel_pool", 1),
-        ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-    ])
+    channel = grpc.insecure_channel(
+        target,
+        options=[
+            ("grpc.use_local_subchannel_pool", 1),
+            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+        ],
+    )
     return AuditClient(target, api_key=key, timeout=600, channel=channel)
 
 
-def _hands(clients: int, per_client: int, distinct: int,
-           run: str) -> list[list[service_pb2.UploadRequest]]:
+def _hands(
+    clients: int, per_client: int, distinct: int, run: str
+) -> list[list[service_pb2.UploadRequest]]:
     base = [generate_hand(RULESETS[i % 4], 20_000 + i) for i in range(distinct)]
     out = []
     for c in range(clients):
@@ -90,8 +94,10 @@ def _percentiles(seconds: list[float]) -> str:
     def rank(p: float) -> float:  # nearest-rank percentile, in ms
         return ordered[max(math.ceil(p / 100 * len(ordered)) - 1, 0)] * 1000
 
-    return (f"{len(ordered)} calls, p50 {rank(50):.1f} ms, p95 {rank(95):.1f} ms, "
-            f"p99 {rank(99):.1f} ms, max {ordered[-1] * 1000:.1f} ms")
+    return (
+        f"{len(ordered)} calls, p50 {rank(50):.1f} ms, p95 {rank(95):.1f} ms, "
+        f"p99 {rank(99):.1f} ms, max {ordered[-1] * 1000:.1f} ms"
+    )
 
 
 def main() -> None:
@@ -101,12 +107,16 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=200, help="hands each client streams")
     parser.add_argument("--distinct", type=int, default=200, help="distinct deals generated")
     parser.add_argument("--server", help="HOST:PORT of a running server")
-    parser.add_argument("--database-url", help="database of the server (started here unless "
-                        "--server): API keys are created in it and this run's games counted")
+    parser.add_argument(
+        "--database-url",
+        help="database of the server (started here unless "
+        "--server): API keys are created in it and this run's games counted",
+    )
     parser.add_argument("--workers", type=int, default=2, help="audit worker processes")
     parser.add_argument("--api-key", help="API key for --server without --database-url")
-    parser.add_argument("--audit-interval", type=float, default=0.01,
-                        help="seconds between two timed Audit calls")
+    parser.add_argument(
+        "--audit-interval", type=float, default=0.01, help="seconds between two timed Audit calls"
+    )
     args = parser.parse_args()
 
     run = f"{time.time_ns():x}"
@@ -139,15 +149,17 @@ def main() -> None:
             spawn = multiprocessing.get_context("spawn")
             stop = spawn.Event()
             receive, send = spawn.Pipe(duplex=False)
-            probe = spawn.Process(target=_probe,
-                                  args=(target, keys[-1], stop, args.audit_interval, send))
+            probe = spawn.Process(
+                target=_probe, args=(target, keys[-1], stop, args.audit_interval, send)
+            )
             probe.start()
             if receive.recv() != "ready":
                 raise SystemExit("the Audit probe did not start")
 
             barrier = threading.Barrier(args.clients + 1)
             results: list[list[service_pb2.RecordSummary] | BaseException] = [
-                [] for _ in range(args.clients)]
+                [] for _ in range(args.clients)
+            ]
 
             def upload(c: int) -> None:
                 try:
@@ -184,25 +196,34 @@ def main() -> None:
         if engine is not None:
             with engine.connect() as conn:
                 rows = conn.execute(
-                    select(func.count(), func.count(Game.record_id.distinct()),
-                           func.count(Game.content_hash.distinct()))
-                    .where(Game.record_id.like(f"load-{run}-%"))).one()
+                    select(
+                        func.count(),
+                        func.count(Game.record_id.distinct()),
+                        func.count(Game.content_hash.distinct()),
+                    ).where(Game.record_id.like(f"load-{run}-%"))
+                ).one()
             engine.dispose()
 
     stored = sum(1 for s in summaries if s.status == STORED)
     during = [seconds for start, seconds in timings if t0 <= start <= t1]
     print(f"database: {url or 'server ' + target}")
-    print(f"clients: {args.clients} x {args.hands} hands = {sent} sent, audit workers: "
-          f"{args.workers}, failed uploads: {len(failed)} {failed[:1]}")
+    print(
+        f"clients: {args.clients} x {args.hands} hands = {sent} sent, audit workers: "
+        f"{args.workers}, failed uploads: {len(failed)} {failed[:1]}"
+    )
     print(f"summaries: {len(summaries)}, stored: {stored}, other: {len(summaries) - stored}")
     if totals:
-        print(f"ListGames totals per client tenant: min {min(totals)}, max {max(totals)}, "
-              f"sum {sum(totals)}")
+        print(
+            f"ListGames totals per client tenant: min {min(totals)}, max {max(totals)}, "
+            f"sum {sum(totals)}"
+        )
     if engine is not None:
         games, records, hashes = rows
         once = games == records == hashes == sent
-        print(f"database: {games} games of this run, {records} distinct record ids, {hashes} "
-              f"distinct content hashes: {'each hand stored once' if once else 'MISMATCH'}")
+        print(
+            f"database: {games} games of this run, {records} distinct record ids, {hashes} "
+            f"distinct content hashes: {'each hand stored once' if once else 'MISMATCH'}"
+        )
     print(f"upload: {t1 - t0:.2f} s, {stored / (t1 - t0):.0f} hands/s stored and audited")
     print(f"unary Audit idle:        {_percentiles(idle)}")
     print(f"unary Audit during load: {_percentiles(during)}")

@@ -29,12 +29,21 @@ def start_server(
     ``home``), once it answers health checks: the process and its ``host:port``."""
     port = free_port()
     env = dict(os.environ, CHAODIPI_HOME=home)
-    command = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(port),
-               "--audit-workers", str(workers)]
+    command = [
+        sys.executable,
+        "-m",
+        "chaodipi.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--audit-workers",
+        str(workers),
+    ]
     if database_url:
         command += ["--database-url", database_url]
-    proc = subprocess.Popen(command, env=env, cwd=home,
-                            stderr=subprocess.DEVNULL if quiet else None)
+    proc = subprocess.Popen(
+        command, env=env, cwd=home, stderr=subprocess.DEVNULL if quiet else None
+    )
     target = f"127.0.0.1:{port}"
     with AuditClient(target, timeout=1) as client:
         for _ in range(300):

@@ -47,31 +47,59 @@ def _sink(out: str, resume: bool, tenant: str, ledger: Path | None) -> Sink:
 
 
 def audit_batch_command(
-    sources: Annotated[list[str], typer.Argument(
-        help="Record files, folders or globs, in any importer format.", show_default=False)],
-    out: Annotated[str, typer.Option(
-        "--out", "-o", help="A folder of JSON reports, or a database URL (stored as the "
-        "service stores uploads).", show_default=False)],
-    backend: Annotated[str, typer.Option(
-        "--backend", help="local (a process pool) or ray.")] = "local",
-    workers: Annotated[int | None, typer.Option(
-        "--workers", help="Worker processes (local) or CPUs for a new Ray instance "
-        "(default: all cores).")] = None,
-    ray_address: Annotated[str | None, typer.Option(
-        "--ray-address", help="Address of an existing Ray cluster (default: start one here).")]
-    = None,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Skip records the destination's ledger already holds.")] = False,
-    chunk_size: Annotated[int, typer.Option(
-        "--chunk-size", min=1, help="Records per task.")] = DEFAULT_CHUNK,
-    tenant: Annotated[str, typer.Option(
-        "--tenant", help="Tenant that owns the records (database only).")] = "default",
-    ledger: Annotated[Path | None, typer.Option(
-        "--ledger", help="Done-ledger of a database run (default: in $CHAODIPI_HOME/batch).")]
-    = None,
-    json_out: Annotated[str | None, typer.Option(
-        "--json", help="Also write the summary as JSON to this file ('-': standard output).")]
-    = None,
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            help="Record files, folders or globs, in any importer format.", show_default=False
+        ),
+    ],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            "-o",
+            help="A folder of JSON reports, or a database URL (stored as the "
+            "service stores uploads).",
+            show_default=False,
+        ),
+    ],
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (a process pool) or ray.")
+    ] = "local",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            help="Worker processes (local) or CPUs for a new Ray instance (default: all cores).",
+        ),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address", help="Address of an existing Ray cluster (default: start one here)."
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Skip records the destination's ledger already holds.")
+    ] = False,
+    chunk_size: Annotated[
+        int, typer.Option("--chunk-size", min=1, help="Records per task.")
+    ] = DEFAULT_CHUNK,
+    tenant: Annotated[
+        str, typer.Option("--tenant", help="Tenant that owns the records (database only).")
+    ] = "default",
+    ledger: Annotated[
+        Path | None,
+        typer.Option(
+            "--ledger", help="Done-ledger of a database run (default: in $CHAODIPI_HOME/batch)."
+        ),
+    ] = None,
+    json_out: Annotated[
+        str | None,
+        typer.Option(
+            "--json", help="Also write the summary as JSON to this file ('-': standard output)."
+        ),
+    ] = None,
 ) -> None:
     """Audit every record in SOURCE… on all cores (or Ray) and summarise the findings.
 
@@ -91,8 +119,14 @@ def audit_batch_command(
     sink = _sink(out, resume, tenant, ledger)
     engine = _backend(backend, workers, ray_address)
     control = Control()
-    summary = _run(sources, sink, engine, control, chunk_size=chunk_size,
-                   exclude=[] if is_database_url(out) else [Path(out)])
+    summary = _run(
+        sources,
+        sink,
+        engine,
+        control,
+        chunk_size=chunk_size,
+        exclude=[] if is_database_url(out) else [Path(out)],
+    )
     summary.render(Console())
     if json_out is not None:
         text = json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n"
@@ -117,9 +151,11 @@ def _run(
         console.print("[yellow]stopping[/] after the work in flight (Ctrl-C again to abort)")
 
     columns = (
-        SpinnerColumn(), TextColumn("{task.completed:,.0f} hands"),
+        SpinnerColumn(),
+        TextColumn("{task.completed:,.0f} hands"),
         TextColumn("{task.fields[rate]:,.0f} hands/s"),
-        TextColumn("{task.fields[findings]:,} findings"), TimeElapsedColumn(),
+        TextColumn("{task.fields[findings]:,} findings"),
+        TimeElapsedColumn(),
     )
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
@@ -127,8 +163,12 @@ def _run(
             task = progress.add_task("audit", rate=0.0, findings=0)
 
             def on_chunk(summary: Summary) -> None:
-                progress.update(task, completed=summary.new_hands,
-                                rate=summary.hands_per_second, findings=summary.findings)
+                progress.update(
+                    task,
+                    completed=summary.new_hands,
+                    rate=summary.hands_per_second,
+                    findings=summary.findings,
+                )
 
             return run_batch(sources, sink, engine, control=control, on_chunk=on_chunk, **options)
     finally:

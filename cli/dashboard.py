@@ -30,15 +30,22 @@ console = Console(stderr=True)
 PortOpt = Annotated[int, typer.Option("--port", help="Port of the dashboard.")]
 DatabaseOpt = Annotated[
     str | None,
-    typer.Option("--database-url", envvar=ENV_URL,
-                 help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi)."),
+    typer.Option(
+        "--database-url",
+        envvar=ENV_URL,
+        help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi).",
+    ),
 ]
 
 
 def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
     """The command that serves the dashboard headless on ``address:port``."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
         "--server.headless=true",
         f"--server.port={port}",
         f"--server.address={address}",
@@ -92,7 +99,8 @@ async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
     the dashboard exits); then stop both."""
     running = await start(ServerConfig(port=port, database_url=database_url))
     dashboard = await asyncio.create_subprocess_exec(
-        *streamlit_command(dashboard_port), env=streamlit_env(database_url))
+        *streamlit_command(dashboard_port), env=streamlit_env(database_url)
+    )
     console.print(f"[bold]service[/bold]   grpc://{running.host}:{running.port}")
     console.print(f"[bold]dashboard[/bold] http://127.0.0.1:{dashboard_port}")
     console.print(f"database  {database_url}\nCtrl-C stops both.")
@@ -122,13 +130,15 @@ async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
 
 def up_command(
     port: Annotated[int, typer.Option("--port", help="Port of the gRPC service.")] = 50051,
-    dashboard_port: Annotated[int, typer.Option("--dashboard-port",
-                                                help="Port of the dashboard.")] = 8501,
+    dashboard_port: Annotated[
+        int, typer.Option("--dashboard-port", help="Port of the dashboard.")
+    ] = 8501,
     database_url: DatabaseOpt = None,
 ) -> None:
     """Start the service and the dashboard on one database; sample games fill an empty one."""
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     url = database_url or default_url()
     stored = prepare(url)
     if stored:

@@ -32,12 +32,17 @@ def _out() -> Console:
 
 DatabaseOpt = Annotated[
     str | None,
-    typer.Option("--database-url", envvar="CHAODIPI_DATABASE_URL",
-                 help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi)."),
+    typer.Option(
+        "--database-url",
+        envvar="CHAODIPI_DATABASE_URL",
+        help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi).",
+    ),
 ]
 ServerOpt = Annotated[
-    str | None, typer.Option("--server", help="HOST:PORT of a running server (default: the "
-                             "local database directly).")
+    str | None,
+    typer.Option(
+        "--server", help="HOST:PORT of a running server (default: the local database directly)."
+    ),
 ]
 KeyOpt = Annotated[
     str | None, typer.Option("--api-key", envvar="CHAODIPI_API_KEY", help="API key to send.")
@@ -68,31 +73,47 @@ def _fail(error: grpc.RpcError) -> typer.Exit:
 
 
 def serve_command(
-    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free port).")]
-    = 50051,
-    host: Annotated[str | None, typer.Option(
-        "--host", help="Address to bind (default: all with keys, 127.0.0.1 without).")] = None,
+    port: Annotated[
+        int, typer.Option("--port", help="Port to listen on (0: any free port).")
+    ] = 50051,
+    host: Annotated[
+        str | None,
+        typer.Option("--host", help="Address to bind (default: all with keys, 127.0.0.1 without)."),
+    ] = None,
     database_url: DatabaseOpt = None,
-    workers: Annotated[int | None, typer.Option(
-        "--audit-workers", help="Processes auditing uploads (0: a thread; default: one per "
-        "core, at most 4).")] = None,
-    max_message_bytes: Annotated[int, typer.Option(
-        "--max-message-bytes", help="Largest request message accepted.")] = 4 * 1024 * 1024,
-    max_upload_records: Annotated[int, typer.Option(
-        "--max-upload-records", help="Most records one Upload stream may hold.")] = 100_000,
-    max_upload_bytes: Annotated[int, typer.Option(
-        "--max-upload-bytes", help="Most bytes one Upload stream may hold.")]
-    = 512 * 1024 * 1024,
-    grace: Annotated[float, typer.Option(
-        "--grace", help="Seconds in-flight calls get on shutdown.")] = 10.0,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--audit-workers",
+            help="Processes auditing uploads (0: a thread; default: one per core, at most 4).",
+        ),
+    ] = None,
+    max_message_bytes: Annotated[
+        int, typer.Option("--max-message-bytes", help="Largest request message accepted.")
+    ] = 4 * 1024 * 1024,
+    max_upload_records: Annotated[
+        int, typer.Option("--max-upload-records", help="Most records one Upload stream may hold.")
+    ] = 100_000,
+    max_upload_bytes: Annotated[
+        int, typer.Option("--max-upload-bytes", help="Most bytes one Upload stream may hold.")
+    ] = 512 * 1024 * 1024,
+    grace: Annotated[
+        float, typer.Option("--grace", help="Seconds in-flight calls get on shutdown.")
+    ] = 10.0,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = ServerConfig(port=port, host=host, database_url=database_url,
-                          max_message_bytes=max_message_bytes,
-                          max_records_per_upload=max_upload_records,
-                          max_upload_bytes=max_upload_bytes, grace_seconds=grace)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    config = ServerConfig(
+        port=port,
+        host=host,
+        database_url=database_url,
+        max_message_bytes=max_message_bytes,
+        max_records_per_upload=max_upload_records,
+        max_upload_bytes=max_upload_bytes,
+        grace_seconds=grace,
+    )
     if workers is not None:
         config.audit_workers = workers
     asyncio.run(serve(config))
@@ -110,10 +131,15 @@ def read_records(paths: list[Path]) -> list[records_pb2.RecordFile]:
 
 
 def upload_command(
-    files: Annotated[list[Path], typer.Argument(help="Record files (.pb, .jsonl, .json, .txt…).",
-                                                exists=True, dir_okay=False)],
-    server: Annotated[str, typer.Option("--server", help="HOST:PORT of the server.")]
-    = "127.0.0.1:50051",
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Record files (.pb, .jsonl, .json, .txt…).", exists=True, dir_okay=False
+        ),
+    ],
+    server: Annotated[
+        str, typer.Option("--server", help="HOST:PORT of the server.")
+    ] = "127.0.0.1:50051",
     api_key: KeyOpt = None,
 ) -> None:
     """Upload record files to a server; prints one line per record."""
@@ -126,14 +152,23 @@ def upload_command(
     out = _out()
     table = Table("#", "record", "status", "game id", "breaches", "scoring", "warnings", "codes")
     for s in summaries:
-        table.add_row(str(s.index), s.record_id, _STATUS.get(s.status, "?"), s.game_id,
-                      str(s.breaches), str(s.scoring_errors), str(s.warnings),
-                      ", ".join(s.finding_codes) or s.error)
+        table.add_row(
+            str(s.index),
+            s.record_id,
+            _STATUS.get(s.status, "?"),
+            s.game_id,
+            str(s.breaches),
+            str(s.scoring_errors),
+            str(s.warnings),
+            ", ".join(s.finding_codes) or s.error,
+        )
         for hand_id in s.hand_game_ids:
             table.add_row("", "", "  hand", hand_id, "", "", "", "")
     out.print(table)
-    counts = {name: sum(1 for s in summaries if _STATUS.get(s.status) == name)
-              for name in _STATUS.values()}
+    counts = {
+        name: sum(1 for s in summaries if _STATUS.get(s.status) == name)
+        for name in _STATUS.values()
+    }
     out.print(", ".join(f"{n} {name}" for name, n in counts.items()))
     if counts["rejected"]:
         raise typer.Exit(1)
@@ -143,22 +178,28 @@ def _print_replay(replay: service_pb2.Replay) -> None:
     out = _out()
     record, report = replay.record, replay.report
     computed = report.computed
-    out.print(f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
-              f"ruleset {report.ruleset}  played {record.played_at or '?'}")
+    out.print(
+        f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
+        f"ruleset {report.ruleset}  played {record.played_at or '?'}"
+    )
     for seat, player in enumerate(record.players):
         side = ""
         if computed.HasField("dealer"):
             side = "dealer side" if seat % 2 == computed.dealer % 2 else "defenders"
         out.print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
     trump = computed.trump
-    out.print(f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
-              f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
-              f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
-              f"defenders {computed.defenders_points} points")
+    out.print(
+        f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
+        f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
+        f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
+        f"defenders {computed.defenders_points} points"
+    )
     result = computed.level_result
     out.print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
-    out.print(f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
-              f"{report.warnings} warnings")
+    out.print(
+        f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
+        f"{report.warnings} warnings"
+    )
     for finding in report.findings:
         pos = finding.position
         where = audit_pb2.Phase.Name(pos.phase).removeprefix("PHASE_").lower()
@@ -197,8 +238,9 @@ def replay_command(
 
 
 def stats_command(
-    player: Annotated[list[str] | None, typer.Option("--player", help="Player id (repeat).")]
-    = None,
+    player: Annotated[
+        list[str] | None, typer.Option("--player", help="Player id (repeat).")
+    ] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="Only games of this ruleset.")] = "",
     server: ServerOpt = None,
     api_key: KeyOpt = None,
@@ -217,16 +259,42 @@ def stats_command(
     else:
         with _local_sessions(database_url)() as session:
             found = queries.tenant_id(session, tenant)
-            rows = [] if found is None else list(queries.player_stats(
-                session, found, queries.StatsFilter(tuple(players), ruleset or None)))
-    table = Table("player", "name", "games", "dealer", "defending", "tricks", "points",
-                  "throws ok/failed", "抠底 (pts)", "levels +/-", "win rate", "breaches")
+            rows = (
+                []
+                if found is None
+                else list(
+                    queries.player_stats(
+                        session, found, queries.StatsFilter(tuple(players), ruleset or None)
+                    )
+                )
+            )
+    table = Table(
+        "player",
+        "name",
+        "games",
+        "dealer",
+        "defending",
+        "tricks",
+        "points",
+        "throws ok/failed",
+        "抠底 (pts)",
+        "levels +/-",
+        "win rate",
+        "breaches",
+    )
     for r in rows:
         table.add_row(
-            r.player_id, r.display_name, str(r.games), str(r.hands_as_dealer_side),
-            str(r.hands_as_defenders), str(r.tricks_won), str(r.points_taken),
-            f"{r.throws_stood}/{r.throws_failed}", f"{r.kou_di_count} ({r.kou_di_points})",
-            f"+{r.levels_gained}/-{r.levels_conceded}", f"{r.win_rate:.0%}",
+            r.player_id,
+            r.display_name,
+            str(r.games),
+            str(r.hands_as_dealer_side),
+            str(r.hands_as_defenders),
+            str(r.tricks_won),
+            str(r.points_taken),
+            f"{r.throws_stood}/{r.throws_failed}",
+            f"{r.kou_di_count} ({r.kou_di_points})",
+            f"+{r.levels_gained}/-{r.levels_conceded}",
+            f"{r.win_rate:.0%}",
             ", ".join(f"{c}:{n}" for c, n in sorted(dict(r.breaches_by_code).items())),
         )
     _out().print(table)
@@ -240,10 +308,13 @@ def sample_command(
 ) -> None:
     """Write generated legal sample games (hands of every ruleset, and matches)."""
     rulesets = ("classic", "shuangsheng", "anhui", "changshu")
-    records = [records_pb2.RecordFile(game=generate_hand(rulesets[i % 4], seed + i))
-               for i in range(hands)]
-    records += [records_pb2.RecordFile(match=generate_match(rulesets[i % 4], seed + i))
-                for i in range(matches)]
+    records = [
+        records_pb2.RecordFile(game=generate_hand(rulesets[i % 4], seed + i)) for i in range(hands)
+    ]
+    records += [
+        records_pb2.RecordFile(match=generate_match(rulesets[i % 4], seed + i))
+        for i in range(matches)
+    ]
     importers.write(records, out, "pb" if out.suffix == ".pb" else "json")
     _out().print(f"wrote {hands} hands and {matches} matches to {out}")
 
@@ -258,8 +329,9 @@ def keys_create(
 ) -> None:
     """Create an API key for a tenant; the key is shown once."""
     key_id, key = keys.create_key(_local_sessions(database_url), tenant)
-    _out().print(f"key id {key_id} for tenant {tenant!r} (restart a keyless server to require "
-                  "keys):")
+    _out().print(
+        f"key id {key_id} for tenant {tenant!r} (restart a keyless server to require keys):"
+    )
     print(key)
 
 
@@ -280,8 +352,12 @@ def keys_list(database_url: DatabaseOpt = None) -> None:
     """List API keys (ids, tenants, state; never the secrets)."""
     table = Table("key id", "tenant", "created", "revoked")
     for info in keys.list_keys(_local_sessions(database_url)):
-        table.add_row(info.key_id, info.tenant, f"{info.created_at:%Y-%m-%d %H:%M}",
-                      f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "")
+        table.add_row(
+            info.key_id,
+            info.tenant,
+            f"{info.created_at:%Y-%m-%d %H:%M}",
+            f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "",
+        )
     _out().print(table)
 
 

@@ -161,5 +161,8 @@ def legend_html() -> str:
         (card_html("HJ", mark="alt"), "legal alternative"),
         (card_html("D9", mark="offence"), "the play in breach"),
     ]
-    return '<div class="cdp-legend">' + "".join(
-        f"<span>{card} {escape(text)}</span>" for card, text in items) + "</div>"
+    return (
+        '<div class="cdp-legend">'
+        + "".join(f"<span>{card} {escape(text)}</span>" for card, text in items)
+        + "</div>"
+    )

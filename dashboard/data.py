@@ -79,8 +79,9 @@ def _games(
     url: str, tenant: int, filters: queries.GameFilter, page_size: int, page_token: str
 ) -> queries.GamePage:
     with _sessions(url)() as session:
-        return queries.list_games(session, tenant, filters, page_size=page_size,
-                                  page_token=page_token)
+        return queries.list_games(
+            session, tenant, filters, page_size=page_size, page_token=page_token
+        )
 
 
 ALL_GAMES = queries.GameFilter()
@@ -88,7 +89,9 @@ ALL_PLAYERS = queries.StatsFilter()
 
 
 def games(
-    filters: queries.GameFilter = ALL_GAMES, *, page_size: int = 100,
+    filters: queries.GameFilter = ALL_GAMES,
+    *,
+    page_size: int = 100,
     page_token: str = "",
 ) -> queries.GamePage:
     """A page of the tenant's games matching ``filters`` (empty when nothing is stored)."""
@@ -158,7 +161,6 @@ def replay_view(game_id: str) -> ReplayView | None:
     """
     found = tenant()
     return None if found is None else _view(database_url(), found, game_id)
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,9 @@ def _seat_html(view: ReplayView, index: int, seat: int, trumps: frozenset[str]) 
     hand = list(step.hands[seat].cards) if seat < len(step.hands) else []
     marks = view.marks(index).get(seat)
     held = marks.as_dict() if marks else None
-    flagged = any(f.position.HasField("seat") and f.position.seat == seat
-                  for f in view.step_findings(index))
+    flagged = any(
+        f.position.HasField("seat") and f.position.seat == seat for f in view.step_findings(index)
+    )
     classes = ["cdp-seat"]
     if flagged:
         classes.append("flagged")
@@ -51,8 +52,11 @@ def _trick_html(view: ReplayView, index: int, trumps: frozenset[str]) -> str:
     trick, plays = view.trick_plays(index)
     winner = view.trick_winner(index)
     marks = view.marks(index)
-    flagged = {f.position.seat for f in view.step_findings(index)
-               if f.position.HasField("seat") and f.position.HasField("play")}
+    flagged = {
+        f.position.seat
+        for f in view.step_findings(index)
+        if f.position.HasField("seat") and f.position.HasField("play")
+    }
     if trick is None:
         caption = view.step_text(index)
     else:
@@ -103,18 +107,22 @@ def finding_html(view: ReplayView, finding: audit_pb2.Finding, trumps: frozenset
         beaten.setdefault((beat.seat, tuple(beat.cards)), []).extend(beat.unit)
     for (seat, cards), units in beaten.items():
         name = view.seats[seat].name if 0 <= seat < 4 else f"seat {seat}"
-        rows.append((
-            "beaten by",
-            f"{escape(name)}: {_evidence_cards(list(cards), 'beat', trumps)} over "
-            f"{_evidence_cards(units, '', trumps)}",
-        ))
+        rows.append(
+            (
+                "beaten by",
+                f"{escape(name)}: {_evidence_cards(list(cards), 'beat', trumps)} over "
+                f"{_evidence_cards(units, '', trumps)}",
+            )
+        )
     if ev.forced_unit:
         rows.append(("forced unit", _evidence_cards(list(ev.forced_unit), "", trumps)))
     for key, value in sorted(ev.details.items()):
         rows.append((key.replace("_", " "), escape(value)))
     evidence = "".join(
         f'<span class="k">{escape(k)}</span><span style="display:flex;gap:4px;align-items:center;'
-        f'flex-wrap:wrap">{v}</span>' for k, v in rows)
+        f'flex-wrap:wrap">{v}</span>'
+        for k, v in rows
+    )
     severity = SEVERITIES.get(finding.severity, "finding")
     rule = f" · {escape(finding.rule_id)}" if finding.rule_id else ""
     return (
@@ -132,12 +140,12 @@ def info_html(view: ReplayView, index: int) -> str:
     """Trump, bidding, kitty exchanges, the kitty and the defenders' points at a step."""
     step = view.steps[index]
     trumps = view.trumps(index)
-    flagged_bids = {f.position.bid_index for f in view.findings
-                    if f.position.HasField("bid_index")}
+    flagged_bids = {f.position.bid_index for f in view.findings if f.position.HasField("bid_index")}
     bids = []
     for i, bid in enumerate(view.record.bids):
-        chosen = (f" → {SUIT_TEXT.get(bid.trump_chosen, '?')}"
-                  if bid.HasField("trump_chosen") else "")
+        chosen = (
+            f" → {SUIT_TEXT.get(bid.trump_chosen, '?')}" if bid.HasField("trump_chosen") else ""
+        )
         style = ' style="outline:2px solid #d32f2f;border-radius:4px"' if i in flagged_bids else ""
         bids.append(
             f'<div class="bid"{style}>'
@@ -146,7 +154,7 @@ def info_html(view: ReplayView, index: int) -> str:
             f"{cards_html(list(bid.cards), trumps=trumps)}</div>"
         )
     exchanges = [
-        f"<div class=\"bid\">{escape(view.seats[x.seat].name if 0 <= x.seat < 4 else '?')} buried"
+        f'<div class="bid">{escape(view.seats[x.seat].name if 0 <= x.seat < 4 else "?")} buried'
         f"{cards_html(list(x.buried), trumps=trumps)}</div>"
         for x in view.record.kitty_exchanges
     ]

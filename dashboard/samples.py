@@ -24,8 +24,14 @@ from chaodipi.service.queries import tenant_id
 from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
 from chaodipi.v1 import records_pb2
 
-SHOWCASE = ("FOLLOW_REVOKE", "THROW_NOT_ENFORCED", "FOLLOW_SHAPE", "SCORE_MISMATCH",
-            "TRICK_WINNER_MISMATCH", "LEAD_MIXED_SUITS")
+SHOWCASE = (
+    "FOLLOW_REVOKE",
+    "THROW_NOT_ENFORCED",
+    "FOLLOW_SHAPE",
+    "SCORE_MISMATCH",
+    "TRICK_WINNER_MISMATCH",
+    "LEAD_MIXED_SUITS",
+)
 """Codes planted first, in this order, where the hand offers a place for them."""
 
 FAULT_EVERY = 5
@@ -64,8 +70,9 @@ def sample_records(
     for i in range(hands):
         hand = generate_hand(BUILTIN[i % len(BUILTIN)], seed * 1000 + i)
         if i % FAULT_EVERY == 0:
-            chosen = next((found for code in showcase
-                           if (found := plant(hand, code, rng)) is not None), None)
+            chosen = next(
+                (found for code in showcase if (found := plant(hand, code, rng)) is not None), None
+            )
             if chosen is not None:
                 showcase.remove(chosen[1].code)
             hand = (chosen or plant_any(hand, rng))[0]

@@ -130,7 +130,8 @@ class ReplayView:
         self.differs = _comparable(stored.findings) != _comparable(self.findings)
         self.finding_steps = [s.index for s in self.steps if s.finding_indexes]
         self.trick_ends: dict[int, int] = {
-            s.trick: s.index for s in self.steps
+            s.trick: s.index
+            for s in self.steps
             if s.phase == audit_pb2.PHASE_PLAY and s.HasField("trick") and not s.HasField("play")
         }
         self._trick_end_steps = sorted(self.trick_ends.values())
@@ -194,8 +195,13 @@ class ReplayView:
             name = (player.display_name or player.id) if player else ""
             side = ""
             if self.dealer is not None:
-                side = ("dealer" if seat == self.dealer
-                        else "dealer side" if seat % 2 == self.dealer % 2 else "defender")
+                side = (
+                    "dealer"
+                    if seat == self.dealer
+                    else "dealer side"
+                    if seat % 2 == self.dealer % 2
+                    else "defender"
+                )
             level = ctx.team0_level if seat % 2 == 0 else ctx.team1_level
             out.append(Seat(seat, name or f"seat {seat}", pid, side, level))
         return out
@@ -219,8 +225,11 @@ class ReplayView:
 
     def step_findings(self, index: int) -> list[audit_pb2.Finding]:
         """Findings raised at a step."""
-        return [self.findings[i] for i in self.steps[index].finding_indexes
-                if 0 <= i < len(self.findings)]
+        return [
+            self.findings[i]
+            for i in self.steps[index].finding_indexes
+            if 0 <= i < len(self.findings)
+        ]
 
     def trick_plays(self, index: int) -> tuple[int | None, list[tuple[int, list[str]]]]:
         """The trick shown at a step: its 0-based index and (seat, cards) in play order.
@@ -231,8 +240,10 @@ class ReplayView:
         trick = step.trick if step.HasField("trick") else None
         if step.current_trick:
             return trick, [(p.seat, list(p.cards)) for p in step.current_trick]
-        if trick is not None and step.phase == audit_pb2.PHASE_PLAY and trick < len(
-            self.record.tricks
+        if (
+            trick is not None
+            and step.phase == audit_pb2.PHASE_PLAY
+            and trick < len(self.record.tricks)
         ):
             return trick, [(p.seat, list(p.cards)) for p in self.record.tricks[trick].plays]
         return trick, []
@@ -314,8 +325,11 @@ class ReplayView:
     def _claimed_points(self, trick: int, dealer: int) -> int:
         """The defenders' points the table's claim for one trick gives (computed where absent)."""
         claim = self.record.tricks[trick].claim
-        result = (self.audit.computed.tricks[trick]
-                  if trick < len(self.audit.computed.tricks) else audit_pb2.TrickResult())
+        result = (
+            self.audit.computed.tricks[trick]
+            if trick < len(self.audit.computed.tricks)
+            else audit_pb2.TrickResult()
+        )
         winner = claim.winner if claim.HasField("winner") else result.winner
         value = claim.points if claim.HasField("points") else result.points
         total = value if winner % 2 != dealer % 2 else 0

@@ -36,10 +36,12 @@ def require_data() -> bool:
     """False (after saying so) when the database holds no games yet."""
     if data.games(page_size=1).total:
         return True
-    st.info("No games are stored yet. Load the sample games on the Overview page, or upload "
-            "records.")
+    st.info(
+        "No games are stored yet. Load the sample games on the Overview page, or upload records."
+    )
     columns = st.columns(2)
-    columns[0].page_link(OVERVIEW_PAGE, label="Overview: load sample games",
-                         icon=":material/auto_awesome:")
+    columns[0].page_link(
+        OVERVIEW_PAGE, label="Overview: load sample games", icon=":material/auto_awesome:"
+    )
     columns[1].page_link(UPLOAD_PAGE, label="Upload records", icon=":material/upload:")
     return False

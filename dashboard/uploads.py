@@ -72,15 +72,17 @@ def ingest_files(
         return outcome
     for name, summary in zip(names, ingest_records(sessions, tenant, records), strict=True):
         games = tuple(summary.hand_game_ids) or ((summary.game_id,) if summary.game_id else ())
-        outcome.records.append(StoredRecord(
-            file=name,
-            record_id=summary.record_id,
-            status=STATUS.get(summary.status, "unknown"),
-            game_ids=games,
-            breaches=summary.breaches,
-            scoring_errors=summary.scoring_errors,
-            warnings=summary.warnings,
-            codes=tuple(summary.finding_codes),
-            error=summary.error,
-        ))
+        outcome.records.append(
+            StoredRecord(
+                file=name,
+                record_id=summary.record_id,
+                status=STATUS.get(summary.status, "unknown"),
+                game_ids=games,
+                breaches=summary.breaches,
+                scoring_errors=summary.scoring_errors,
+                warnings=summary.warnings,
+                codes=tuple(summary.finding_codes),
+                error=summary.error,
+            )
+        )
     return outcome

@@ -267,7 +267,17 @@ _STANDARD_ORDER = OrderRule(
 _PAIR_LADDER = ("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
 _LEVEL_PAIRS = ("2:D", "2:C", "2:H", "2:S")
 _CHANGSHU_LADDER = (
-    "1:*", "2:D", "2:C", "2:H", "2:S", "3:D", "3:C", "3:H", "3:S", "3:LJ", "3:BJ",
+    "1:*",
+    "2:D",
+    "2:C",
+    "2:H",
+    "2:S",
+    "3:D",
+    "3:C",
+    "3:H",
+    "3:S",
+    "3:LJ",
+    "3:BJ",
 )
 
 
@@ -379,7 +389,12 @@ CHANGSHU = Ruleset(
     ),
     throw=ThrowRule(penalty_per_card=0),
     kitty=KittyRule(
-        single=2, pair=2, triple=2, tractor=2, tractor_per_pair=False, throw=2,
+        single=2,
+        pair=2,
+        triple=2,
+        tractor=2,
+        tractor_per_pair=False,
+        throw=2,
         last_trick_factor=2,
     ),
     level=LevelRule(
@@ -443,16 +458,28 @@ OVERRIDE_INT_LIMIT = 1000
 """Whole numbers in a variant lie within ±this: every preset's do, and scores stay small."""
 
 _ENUMS: dict[str, type[StrEnum]] = {
-    "PenaltyBasis": PenaltyBasis, "ForcedUnit": ForcedUnit, "PassingAce": PassingAce,
-    "ThrowCompare": ThrowCompare, "Outcome": Outcome,
-    "NextDealer": NextDealer, "TrumpFallback": TrumpFallback,
-    "FirstHandDealer": FirstHandDealer, "JokerTrump": JokerTrump,
+    "PenaltyBasis": PenaltyBasis,
+    "ForcedUnit": ForcedUnit,
+    "PassingAce": PassingAce,
+    "ThrowCompare": ThrowCompare,
+    "Outcome": Outcome,
+    "NextDealer": NextDealer,
+    "TrumpFallback": TrumpFallback,
+    "FirstHandDealer": FirstHandDealer,
+    "JokerTrump": JokerTrump,
 }
 
 
 def _kind(value: Any) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-             list: "an array", tuple: "an array", dict: "a table"}
+    names = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        tuple: "an array",
+        dict: "a table",
+    }
     return "nothing" if value is None else names.get(type(value), type(value).__name__)
 
 
@@ -489,11 +516,15 @@ def _convert(value: Any, annotation: str, where: str) -> Any:
     if annotation == "int | None" and value is None:
         return None
     if annotation in ("int", "int | None"):
-        if isinstance(value, bool) or not isinstance(value, int) or not (
-            -OVERRIDE_INT_LIMIT <= value <= OVERRIDE_INT_LIMIT
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not (-OVERRIDE_INT_LIMIT <= value <= OVERRIDE_INT_LIMIT)
         ):
-            raise RulesetError(f"{where}: expected a whole number from -{OVERRIDE_INT_LIMIT} "
-                               f"to {OVERRIDE_INT_LIMIT}, found {value!r}")
+            raise RulesetError(
+                f"{where}: expected a whole number from -{OVERRIDE_INT_LIMIT} "
+                f"to {OVERRIDE_INT_LIMIT}, found {value!r}"
+            )
         return value
     if annotation == "bool" and not isinstance(value, bool):
         raise RulesetError(f"{where}: expected true or false, found {_kind(value)}")
@@ -509,10 +540,12 @@ def _convert(value: Any, annotation: str, where: str) -> Any:
         pairs = []
         for i, pair in enumerate(value):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-                raise RulesetError(f"{where}[{i}]: expected an array of 2 strings, found "
-                                   f"{_kind(pair)}")
-            pairs.append(tuple(_convert(v, "str", f"{where}[{i}][{j}]")
-                               for j, v in enumerate(pair)))
+                raise RulesetError(
+                    f"{where}[{i}]: expected an array of 2 strings, found {_kind(pair)}"
+                )
+            pairs.append(
+                tuple(_convert(v, "str", f"{where}[{i}][{j}]") for j, v in enumerate(pair))
+            )
         return tuple(pairs)
     return tuple(_convert(v, "str", f"{where}[{i}]") for i, v in enumerate(value))
 

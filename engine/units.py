@@ -148,4 +148,3 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
         if best_key is None or key < best_key:
             best, best_key = units, key
     return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
-

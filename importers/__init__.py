@@ -101,9 +101,7 @@ def detect_format(name: str, data: bytes) -> str:
     return "text"
 
 
-def load_bytes(
-    data: bytes, name: str, format: str = "auto", strict: bool = False
-) -> ImportResult:
+def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = False) -> ImportResult:
     """Records from the bytes of one file called ``name`` (used for messages and detection).
 
     Lenient (default): a bad record is reported in ``errors`` and skipped. Strict: the first

@@ -23,9 +23,13 @@ from chaodipi.v1 import records_pb2
 
 _RANKS = "A23456789TJQK"  # cardscale, with "0" (ten) written T
 _SUITS = "SHCD"  # suitset s, h, c, d
-_MAJORS = {"s": records_pb2.SUIT_SPADES, "h": records_pb2.SUIT_HEARTS,
-           "c": records_pb2.SUIT_CLUBS, "d": records_pb2.SUIT_DIAMONDS,
-           "n": records_pb2.SUIT_NO_TRUMP}
+_MAJORS = {
+    "s": records_pb2.SUIT_SPADES,
+    "h": records_pb2.SUIT_HEARTS,
+    "c": records_pb2.SUIT_CLUBS,
+    "d": records_pb2.SUIT_DIAMONDS,
+    "n": records_pb2.SUIT_NO_TRUMP,
+}
 
 
 def card_token(card_id: int) -> str:
@@ -78,9 +82,11 @@ class _Log:
     def answer(self, index: int, seat: str) -> list[Any]:
         at = f"{self.path}[{index}]"
         if index >= len(self.log):
-            raise RecordError(self.path, f"expected the answer of seat {seat} at index {index}: "
-                              "the log ends early")
-        item = jp.obj(self.log[index], at, "a player item {\"<seat>\": {response}}")
+            raise RecordError(
+                self.path,
+                f"expected the answer of seat {seat} at index {index}: the log ends early",
+            )
+        item = jp.obj(self.log[index], at, 'a player item {"<seat>": {response}}')
         key, body = _only(item, at, f"the seat {seat} that was asked")
         if key != seat:
             raise RecordError(at, f"expected the answer of seat {seat}, found seat {key}")
@@ -102,8 +108,9 @@ class _Log:
                 raise RecordError(f"{at}.command", f"expected request or finish, found {command!r}")
             seat, request = _only(content, f"{at}.content", "the seat asked")
             if seat not in ("0", "1", "2", "3"):
-                raise RecordError(f"{at}.content", f"expected a seat 0-3 as the key, found "
-                                  f"{seat!r}")
+                raise RecordError(
+                    f"{at}.content", f"expected a seat 0-3 as the key, found {seat!r}"
+                )
             where = jp.key_path(f"{at}.content", seat)
             request = jp.obj(request, where)
             stage = request.get("stage")
@@ -116,8 +123,9 @@ class _Log:
             elif stage == "play":
                 self._play(int(seat), request, where, answer, answer_at)
             else:
-                raise RecordError(f"{where}.stage",
-                                  f"expected deal, cover or play, found {stage!r}")
+                raise RecordError(
+                    f"{where}.stage", f"expected deal, cover or play, found {stage!r}"
+                )
             if isinstance(request.get("global"), dict):
                 self._global(request["global"], f"{where}.global")
 
@@ -127,39 +135,58 @@ class _Log:
             banking = jp.obj(state["banking"], f"{where}.banking")
             major = banking.get("major")
             if major is not None and not isinstance(major, str):
-                raise RecordError(f"{where}.banking.major", "expected a suit letter s, h, c, d "
-                                  f"or n (no trump), found {jp.kind(major)}")
+                raise RecordError(
+                    f"{where}.banking.major",
+                    f"expected a suit letter s, h, c, d or n (no trump), found {jp.kind(major)}",
+                )
             self.banking = banking
         self.total = state.get("total_score", self.total)
 
-    def _deal(self, seat: int, request: dict[str, Any], where: str, answer: list[Any],
-              answer_at: str, deal: list[str]) -> None:
-        delivered = _tokens(jp.field(request, "deliver", where, "the card dealt"),
-                            f"{where}.deliver")
+    def _deal(
+        self,
+        seat: int,
+        request: dict[str, Any],
+        where: str,
+        answer: list[Any],
+        answer_at: str,
+        deal: list[str],
+    ) -> None:
+        delivered = _tokens(
+            jp.field(request, "deliver", where, "the card dealt"), f"{where}.deliver"
+        )
         if self.dealt >= 100 or delivered != [deal[self.dealt]]:
             expected = deal[self.dealt] if self.dealt < 100 else "no further card"
-            raise RecordError(f"{where}.deliver", f"expected {expected} (card {self.dealt + 1} "
-                              "of initdata.allocation in dealing order)")
+            raise RecordError(
+                f"{where}.deliver",
+                f"expected {expected} (card {self.dealt + 1} "
+                "of initdata.allocation in dealing order)",
+            )
         self.dealt += 1
         if not answer:
             return
         if len(answer) > 2:
-            raise RecordError(answer_at, "expected [] (pass), one card (a call) or a pair "
-                              f"(a snatch), found {len(answer)} cards")
+            raise RecordError(
+                answer_at,
+                "expected [] (pass), one card (a call) or a pair "
+                f"(a snatch), found {len(answer)} cards",
+            )
         kind = records_pb2.BID_KIND_DECLARE if len(answer) == 1 else records_pb2.BID_KIND_OVERCALL
-        self.game.bids.add(seat=seat, kind=kind, cards=_tokens(answer, answer_at),
-                           drawn_count=self.dealt)
+        self.game.bids.add(
+            seat=seat, kind=kind, cards=_tokens(answer, answer_at), drawn_count=self.dealt
+        )
 
-    def _cover(self, seat: int, request: dict[str, Any], where: str, answer: list[Any],
-               answer_at: str) -> None:
+    def _cover(
+        self, seat: int, request: dict[str, Any], where: str, answer: list[Any], answer_at: str
+    ) -> None:
         kitty = _tokens(jp.field(request, "deliver", where, "the kitty"), f"{where}.deliver")
-        self.game.kitty_exchanges.add(seat=seat, picked_up=kitty,
-                                      buried=_tokens(answer, answer_at))
+        self.game.kitty_exchanges.add(seat=seat, picked_up=kitty, buried=_tokens(answer, answer_at))
 
-    def _play(self, seat: int, request: dict[str, Any], where: str, answer: list[Any],
-              answer_at: str) -> None:
-        history = jp.array(jp.field(request, "history", where, "the trick history"),
-                           f"{where}.history", 4)
+    def _play(
+        self, seat: int, request: dict[str, Any], where: str, answer: list[Any], answer_at: str
+    ) -> None:
+        history = jp.array(
+            jp.field(request, "history", where, "the trick history"), f"{where}.history", 4
+        )
         current = jp.array(history[1], f"{where}.history[1]")
         if not current:
             if self.trick is not None:
@@ -179,8 +206,9 @@ class _Log:
             return
         at = f"{self.path}[{index}].output.display"
         play = self.trick.plays[-1]
-        shown = _tokens(jp.field(event, "poker", f"{at}.event", "the cards played"),
-                        f"{at}.event.poker")
+        shown = _tokens(
+            jp.field(event, "poker", f"{at}.event", "the cards played"), f"{at}.event.poker"
+        )
         if shown != list(play.cards):
             play.attempted.extend(play.cards)
             del play.cards[:]
@@ -212,19 +240,30 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
         path = f"{path}.data"
     match = jp.obj(value, path, "a Botzone log {initdata, log}")
     init_at = f"{path}.initdata"
-    init = jp.obj(jp.parse_embedded(jp.field(match, "initdata", path, "the initdata"), init_at),
-                  init_at, "the initdata object")
-    allocation = jp.array(jp.field(init, "allocation", init_at, "4 hands of 25 card ids"),
-                          f"{init_at}.allocation", 4)
-    hands = [_tokens(jp.array(h, f"{init_at}.allocation[{s}]", 25), f"{init_at}.allocation[{s}]")
-             for s, h in enumerate(allocation)]
-    kitty = _tokens(jp.array(jp.field(init, "publiccard", init_at, "the 8 kitty cards"),
-                             f"{init_at}.publiccard", 8), f"{init_at}.publiccard")
+    init = jp.obj(
+        jp.parse_embedded(jp.field(match, "initdata", path, "the initdata"), init_at),
+        init_at,
+        "the initdata object",
+    )
+    allocation = jp.array(
+        jp.field(init, "allocation", init_at, "4 hands of 25 card ids"), f"{init_at}.allocation", 4
+    )
+    hands = [
+        _tokens(jp.array(h, f"{init_at}.allocation[{s}]", 25), f"{init_at}.allocation[{s}]")
+        for s, h in enumerate(allocation)
+    ]
+    kitty = _tokens(
+        jp.array(
+            jp.field(init, "publiccard", init_at, "the 8 kitty cards"), f"{init_at}.publiccard", 8
+        ),
+        f"{init_at}.publiccard",
+    )
     level = _level(init.get("level", "2"), f"{init_at}.level")
     first_round = init.get("first_round", True)
     if not isinstance(first_round, bool):
-        raise RecordError(f"{init_at}.first_round", f"expected true or false, found "
-                          f"{jp.kind(first_round)}")
+        raise RecordError(
+            f"{init_at}.first_round", f"expected true or false, found {jp.kind(first_round)}"
+        )
     banker = init.get("banker")
     first = 0 if banker is None else jp.integer(banker, f"{init_at}.banker", 0, 3)
     deal = [hands[(first + k) % 4][k // 4] for k in range(100)]
@@ -238,8 +277,9 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
     game.draw_order.deck.extend([*deal, *kitty])
     if "seed" in init:
         game.metadata["botzone.seed"] = str(init["seed"])
-    log = _Log(game, jp.array(jp.field(match, "log", path, "the log items"), f"{path}.log"),
-               f"{path}.log")
+    log = _Log(
+        game, jp.array(jp.field(match, "log", path, "the log items"), f"{path}.log"), f"{path}.log"
+    )
     log.read(deal)
     major = log.banking.get("major")
     if major in _MAJORS:

@@ -22,8 +22,12 @@ from chaodipi.v1 import records_pb2
 
 FORMAT = "eighty-completed-deal"
 _ID_SUITS = "SHDC"  # suit order of card ids: S, H, D, C
-_SUITS = {"S": records_pb2.SUIT_SPADES, "H": records_pb2.SUIT_HEARTS,
-          "D": records_pb2.SUIT_DIAMONDS, "C": records_pb2.SUIT_CLUBS}
+_SUITS = {
+    "S": records_pb2.SUIT_SPADES,
+    "H": records_pb2.SUIT_HEARTS,
+    "D": records_pb2.SUIT_DIAMONDS,
+    "C": records_pb2.SUIT_CLUBS,
+}
 _BID_CARDS = {1: 1, 2: 2, 3: 2, 4: 2}  # strength → number of cards shown
 _IGNORED_EVENTS = {"pass", "decision_applied", "dealing_complete", "rebel_choice"}
 _LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time a datetime holds
@@ -113,8 +117,10 @@ def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, str]:
 def _overrides(rules: dict[str, Any], path: str) -> str:
     changes: dict[str, dict[str, Any]] = {}
     gates = rules.get("gates", list(EIGHTY_GATES))
-    tokens = tuple(_level(g, f"{path}.rules.gates[{i}]")
-                   for i, g in enumerate(jp.array(gates, f"{path}.rules.gates")))
+    tokens = tuple(
+        _level(g, f"{path}.rules.gates[{i}]")
+        for i, g in enumerate(jp.array(gates, f"{path}.rules.gates"))
+    )
     if tokens != EIGHTY.level.must_play:
         changes["level"] = {"must_play": list(tokens)}
     if rules.get("partialTractorFollow", True) is not True:
@@ -128,8 +134,9 @@ class _Deal:
     def __init__(self, replay: dict[str, Any], path: str) -> None:
         where = f"{path}.deal"
         deal = jp.obj(jp.field(replay, "deal", path, "the deal"), where)
-        self.first = jp.integer(jp.field(deal, "first", where, "a seat 0-3"), f"{where}.first",
-                                0, 3)
+        self.first = jp.integer(
+            jp.field(deal, "first", where, "a seat 0-3"), f"{where}.first", 0, 3
+        )
         draws = jp.array(jp.field(deal, "draws", where, "100 draws"), f"{where}.draws", 100)
         self.draw_seqs: list[int] = []
         self.order: list[int] = []
@@ -139,13 +146,17 @@ class _Deal:
             draw = jp.obj(raw, at, "a draw {seq, seat, card, dealt}")
             seat = jp.integer(jp.field(draw, "seat", at, "a seat"), f"{at}.seat", 0, 3)
             if seat != (self.first + i) % 4:
-                raise RecordError(f"{at}.seat", f"expected seat {(self.first + i) % 4} (draw "
-                                  f"{i + 1} goes to seat (first + {i}) % 4), found {seat}")
+                raise RecordError(
+                    f"{at}.seat",
+                    f"expected seat {(self.first + i) % 4} (draw "
+                    f"{i + 1} goes to seat (first + {i}) % 4), found {seat}",
+                )
             if jp.integer(jp.field(draw, "dealt", at, "the draw number"), f"{at}.dealt") != i + 1:
                 raise RecordError(f"{at}.dealt", f"expected {i + 1}: draws go in dealing order")
             card = _card_id(jp.field(draw, "card", at, "a card id"), f"{at}.card")
-            self.draw_seqs.append(jp.integer(jp.field(draw, "seq", at, "an event number"),
-                                             f"{at}.seq"))
+            self.draw_seqs.append(
+                jp.integer(jp.field(draw, "seq", at, "an event number"), f"{at}.seq")
+            )
             self.order.append(card)
             by_seat[seat].append(card)
         hands = jp.array(jp.field(deal, "hands", where, "4 hands"), f"{where}.hands", 4)
@@ -157,8 +168,10 @@ class _Deal:
         kitty = jp.array(jp.field(deal, "kitty", where, "8 kitty cards"), f"{where}.kitty", 8)
         self.kitty = [_card_id(c, f"{where}.kitty[{i}]") for i, c in enumerate(kitty)]
         seen: dict[int, str] = {}
-        for card, at in [*((c, f"{where}.draws") for c in self.order),
-                         *((c, f"{where}.kitty") for c in self.kitty)]:
+        for card, at in [
+            *((c, f"{where}.draws") for c in self.order),
+            *((c, f"{where}.kitty") for c in self.kitty),
+        ]:
             if card in seen:
                 raise RecordError(at, f"card id {card} is dealt twice: expected 108 distinct ids")
             seen[card] = at
@@ -186,8 +199,9 @@ class _Events:
             event = jp.obj(raw, at, "an event {seq, deal, type, ...}")
             seq = jp.integer(jp.field(event, "seq", at, "an event number"), f"{at}.seq")
             if seq <= previous:
-                raise RecordError(f"{at}.seq", f"expected a number above {previous}: events "
-                                  "go in seq order")
+                raise RecordError(
+                    f"{at}.seq", f"expected a number above {previous}: events go in seq order"
+                )
             previous = seq
             if jp.field(event, "deal", at, "the deal epoch") != self.epoch:
                 raise RecordError(f"{at}.deal", f"expected {self.epoch}, the replay's dealEpoch")
@@ -203,20 +217,23 @@ class _Events:
 
     def _on_deal_started(self, event: dict[str, Any], at: str, seq: int) -> None:
         if "round" in event:
-            self.game.context.hand_number = jp.integer(event["round"], f"{at}.round", 1,
-                                                       jp.INT32)
+            self.game.context.hand_number = jp.integer(event["round"], f"{at}.round", 1, jp.INT32)
 
     def _on_cut(self, event: dict[str, Any], at: str, seq: int) -> None:
         self.game.context.first_hand = True
 
     def _on_declaration(self, event: dict[str, Any], at: str, seq: int) -> None:
         seat = self._seat(event, at)
-        strength = jp.integer(jp.field(event, "strength", at, "a strength 1-4"),
-                              f"{at}.strength", 1, 4)
+        strength = jp.integer(
+            jp.field(event, "strength", at, "a strength 1-4"), f"{at}.strength", 1, 4
+        )
         cards = _card_objects(jp.field(event, "cards", at, "the cards shown"), f"{at}.cards")
         if len(cards) != _BID_CARDS[strength]:
-            raise RecordError(f"{at}.cards", f"expected {_BID_CARDS[strength]} card(s) for "
-                              f"strength {strength}, found {len(cards)}")
+            raise RecordError(
+                f"{at}.cards",
+                f"expected {_BID_CARDS[strength]} card(s) for "
+                f"strength {strength}, found {len(cards)}",
+            )
         ids = [c for c, _ in cards]
         bid = self.game.bids.add(seat=seat, drawn_count=self.deal.drawn_before(seq))
         last = self.last_bid
@@ -236,20 +253,25 @@ class _Events:
         if trump != self.game.claim.trump:
             raise RecordError(f"{at}.trump", "expected the same trump as the replay's trump")
         if event.get("dealer") != self.game.kitty_exchanges[0].seat:
-            raise RecordError(f"{at}.dealer", f"expected {self.game.kitty_exchanges[0].seat}, "
-                              "the replay's dealer")
+            raise RecordError(
+                f"{at}.dealer", f"expected {self.game.kitty_exchanges[0].seat}, the replay's dealer"
+            )
 
     def _on_throw_failed(self, event: dict[str, Any], at: str, seq: int) -> None:
-        proposed = _card_objects(jp.field(event, "proposed", at, "the attempted throw"),
-                                 f"{at}.proposed")
+        proposed = _card_objects(
+            jp.field(event, "proposed", at, "the attempted throw"), f"{at}.proposed"
+        )
         forced = _card_objects(jp.field(event, "forced", at, "the forced cards"), f"{at}.forced")
-        self.failed = (at, self._seat(event, at), [t for _, t in proposed],
-                       [t for _, t in forced])
+        self.failed = (at, self._seat(event, at), [t for _, t in proposed], [t for _, t in forced])
 
     def _on_play(self, event: dict[str, Any], at: str, seq: int) -> None:
         seat = self._seat(event, at)
-        cards = [t for _, t in _card_objects(jp.field(event, "cards", at, "the cards played"),
-                                             f"{at}.cards")]
+        cards = [
+            t
+            for _, t in _card_objects(
+                jp.field(event, "cards", at, "the cards played"), f"{at}.cards"
+            )
+        ]
         index = jp.integer(jp.field(event, "trick", at, "a trick index"), f"{at}.trick", 0)
         tricks = self.game.tricks
         if index == len(tricks):
@@ -257,26 +279,33 @@ class _Events:
         elif index == len(tricks) - 1:
             trick = tricks[-1]
         else:
-            raise RecordError(f"{at}.trick", f"expected trick index {len(tricks) - 1} or "
-                              f"{len(tricks)}, found {index}")
+            raise RecordError(
+                f"{at}.trick",
+                f"expected trick index {len(tricks) - 1} or {len(tricks)}, found {index}",
+            )
         play = trick.plays.add(seat=seat, cards=cards)
         if self.failed is not None:
             where, thrower, proposed, forced = self.failed
             if thrower != seat or sorted(forced) != sorted(cards):
-                raise RecordError(at, f"expected seat {thrower} to play the forced cards "
-                                  f"{' '.join(forced)} of the failed throw at {where}")
+                raise RecordError(
+                    at,
+                    f"expected seat {thrower} to play the forced cards "
+                    f"{' '.join(forced)} of the failed throw at {where}",
+                )
             play.attempted.extend(proposed)
             self.failed = None
 
     def _on_trick(self, event: dict[str, Any], at: str, seq: int) -> None:
         index = jp.integer(jp.field(event, "index", at, "a trick index"), f"{at}.index")
         if index != len(self.game.tricks) - 1:
-            raise RecordError(f"{at}.index", f"expected {len(self.game.tricks) - 1}, the trick "
-                              "just played")
+            raise RecordError(
+                f"{at}.index", f"expected {len(self.game.tricks) - 1}, the trick just played"
+            )
         claim = self.game.tricks[-1].claim
         claim.winner = jp.integer(jp.field(event, "winner", at, "a seat"), f"{at}.winner", 0, 3)
-        claim.points = jp.integer(jp.field(event, "points", at, "the trick's points"),
-                                  f"{at}.points", 0, jp.INT32)
+        claim.points = jp.integer(
+            jp.field(event, "points", at, "the trick's points"), f"{at}.points", 0, jp.INT32
+        )
 
     def _on_round_scored(self, event: dict[str, Any], at: str, seq: int) -> None:
         where = f"{at}.score"
@@ -284,8 +313,9 @@ class _Events:
 
         def number(key: str) -> int:
             # Points are never negative (no penalties), so total - attackPoints fits 32 bits.
-            return jp.integer(jp.field(score, key, where, "a number"), f"{where}.{key}", 0,
-                              jp.INT32)
+            return jp.integer(
+                jp.field(score, key, where, "a number"), f"{where}.{key}", 0, jp.INT32
+            )
 
         total, attack = number("total"), number("attackPoints")
         claim = self.game.claim
@@ -300,7 +330,11 @@ class _Events:
 
 
 def _level_result(
-    score: dict[str, Any], where: str, before: list[Any], after: list[Any], dealer_team: int,
+    score: dict[str, Any],
+    where: str,
+    before: list[Any],
+    after: list[Any],
+    dealer_team: int,
     path: str,
 ) -> records_pb2.LevelResult:
     attackers_win = jp.field(score, "attackersWin", where, "true or false")
@@ -310,8 +344,11 @@ def _level_result(
     rise = after_rank - jp.integer(before[rising], f"{path}.levelsBefore[{rising}]", 2, 14)
     result = records_pb2.LevelResult(levels=rise)
     if after_rank > 14:
-        result.outcome = (records_pb2.OUTCOME_DEFENDERS_WIN_MATCH if attackers_win
-                          else records_pb2.OUTCOME_DEALER_WINS_MATCH)
+        result.outcome = (
+            records_pb2.OUTCOME_DEFENDERS_WIN_MATCH
+            if attackers_win
+            else records_pb2.OUTCOME_DEALER_WINS_MATCH
+        )
         return result
     if not attackers_win:
         result.outcome = records_pb2.OUTCOME_DEALER_UP
@@ -328,12 +365,14 @@ def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
     """One GameRecord (ruleset ``eighty``) from a v2 replay, its envelope or its D1 row."""
     replay, path, played_at = _unwrap(value, path)
     game_id = jp.text(jp.field(replay, "gameId", path, "the game id"), f"{path}.gameId")
-    epoch = jp.integer(jp.field(replay, "dealEpoch", path, "the deal epoch"),
-                       f"{path}.dealEpoch", 1)
+    epoch = jp.integer(
+        jp.field(replay, "dealEpoch", path, "the deal epoch"), f"{path}.dealEpoch", 1
+    )
     dealer = jp.integer(jp.field(replay, "dealer", path, "a seat 0-3"), f"{path}.dealer", 0, 3)
     rules = jp.obj(replay.get("rules", {}), f"{path}.rules")
-    before = jp.array(jp.field(replay, "levelsBefore", path, "two levels"),
-                      f"{path}.levelsBefore", 2)
+    before = jp.array(
+        jp.field(replay, "levelsBefore", path, "two levels"), f"{path}.levelsBefore", 2
+    )
     after = jp.array(jp.field(replay, "levelsAfter", path, "two levels"), f"{path}.levelsAfter", 2)
     game = records_pb2.GameRecord(
         record_id=f"{game_id}:{epoch}",
@@ -354,14 +393,16 @@ def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
         picked_up=[card_token(c) for c in deal.kitty],
         buried=[card_token(_card_id(c, f"{path}.buried[{i}]")) for i, c in enumerate(buried)],
     )
-    game.claim.trump.CopyFrom(_trump(jp.field(replay, "trump", path, "the trump"),
-                                     f"{path}.trump"))
+    game.claim.trump.CopyFrom(_trump(jp.field(replay, "trump", path, "the trump"), f"{path}.trump"))
     events = _Events(game, deal, epoch)
-    events.read(jp.array(jp.field(replay, "events", path, "the event list"), f"{path}.events"),
-                f"{path}.events")
+    events.read(
+        jp.array(jp.field(replay, "events", path, "the event list"), f"{path}.events"),
+        f"{path}.events",
+    )
     if events.scored is None:
-        raise RecordError(f"{path}.events", "expected a round_scored event: the deal is not "
-                          "complete")
+        raise RecordError(
+            f"{path}.events", "expected a round_scored event: the deal is not complete"
+        )
     score, where = events.scored
     game.claim.level_result.CopyFrom(_level_result(score, where, before, after, dealer % 2, path))
     if not game.context.first_hand:

@@ -22,8 +22,14 @@ def kind(value: Any) -> str:
     """A JSON type name for messages: ``a string``, ``an array``, ``null`` …"""
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def key_path(path: str, key: str | int) -> str:
@@ -114,8 +120,11 @@ def open_envelope(value: dict[str, Any], path: str) -> Any:
     try:
         raw = _gunzip(base64.b64decode(data, validate=True), ENVELOPE_LIMIT)
         if raw is None:
-            raise RecordError(where, f"expected at most {ENVELOPE_LIMIT} bytes of JSON inside "
-                                     "the envelope: it inflates to more")
+            raise RecordError(
+                where,
+                f"expected at most {ENVELOPE_LIMIT} bytes of JSON inside "
+                "the envelope: it inflates to more",
+            )
         return load_json(raw.decode("utf-8"))
     except (binascii.Error, ValueError, EOFError, zlib.error) as exc:
         raise RecordError(where, f"expected base64 of gzip-compressed JSON: {exc}") from None

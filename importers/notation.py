@@ -622,7 +622,7 @@ class _Parser:
                     "[penalty=<n>]'"
                 )
             seen.add(name)
-            body = section[len(name):]
+            body = section[len(name) :]
             if name == "split":
                 self._read_split(trick, body, number)
             else:
@@ -641,7 +641,7 @@ class _Parser:
         if "=>" in tokens:
             cut = tokens.index("=>")
             play.attempted.extend(_read_cards(" ".join(tokens[:cut]), f"{what} attempted throw"))
-            tokens = tokens[cut + 1:]
+            tokens = tokens[cut + 1 :]
             if not tokens:
                 raise ValueError(f"{what}: expected the forced cards after '=>'")
         play.cards.extend(_read_cards(" ".join(tokens), what))
@@ -670,13 +670,26 @@ class _Parser:
 
     def _claim(self, state: _State, rest: str | None) -> None:
         self._once_line(state, "claim")
-        allowed = ("points", "multiplier", "bonus", "result", "after", "next-dealer", "trump",
-                   "stake")
+        allowed = (
+            "points",
+            "multiplier",
+            "bonus",
+            "result",
+            "after",
+            "next-dealer",
+            "trump",
+            "stake",
+        )
         fields = _fields((rest or "").split(), allowed, "claim")
         claim = state.game.claim
         claim.SetInParent()
-        numbers = {"points": "defenders_points", "multiplier": "kitty_multiplier",
-                   "bonus": "kitty_bonus", "next-dealer": "next_dealer", "stake": "stake_units"}
+        numbers = {
+            "points": "defenders_points",
+            "multiplier": "kitty_multiplier",
+            "bonus": "kitty_bonus",
+            "next-dealer": "next_dealer",
+            "stake": "stake_units",
+        }
         for key, value in fields.items():
             if key in numbers:
                 setattr(claim, numbers[key], _int(value, f"claim {key}"))

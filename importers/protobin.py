@@ -62,7 +62,7 @@ def _frames(data: bytes) -> list[_Frame] | str:
                 f"byte {start}: a length of {length} runs past the end of the data "
                 f"({len(data) - pos} bytes left)"
             )
-        frames.append((start, data[pos:pos + length]))
+        frames.append((start, data[pos : pos + length]))
         pos += length
     return frames
 

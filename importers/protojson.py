@@ -23,9 +23,15 @@ from chaodipi.importers.tokens import bad_token
 from chaodipi.v1 import records_pb2
 
 _INTS = {
-    FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32,
-    FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_INT64,
-    FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_UINT64,
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_SFIXED32,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_FIXED32,
+    FieldDescriptor.TYPE_INT64,
+    FieldDescriptor.TYPE_SINT64,
+    FieldDescriptor.TYPE_SFIXED64,
+    FieldDescriptor.TYPE_UINT64,
     FieldDescriptor.TYPE_FIXED64,
 }
 _MATCH_ONLY = {"matchId", "match_id", "hands", "claimedResult", "claimed_result"}
@@ -66,8 +72,7 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
         if isinstance(value, str) and value not in names:
             raise RecordError(path, f"expected one of {', '.join(names)}, found {value!r}")
         if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RecordError(path, f"expected an enum name ({names[1]}, ...), found "
-                                    f"{kind(value)}")
+            raise RecordError(path, f"expected an enum name ({names[1]}, ...), found {kind(value)}")
         if isinstance(value, int) and not -INT32 - 1 <= value <= INT32:
             raise RecordError(path, f"expected an enum name or a 32-bit number, found {value}")
 
@@ -75,8 +80,7 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
 def _check(descriptor: Descriptor, value: Any, path: str) -> None:
     """Raise ``RecordError`` at the first place ``value`` does not fit ``descriptor``."""
     if not isinstance(value, dict):
-        raise RecordError(path,
-                          f"expected an object ({descriptor.name}), found {kind(value)}")
+        raise RecordError(path, f"expected an object ({descriptor.name}), found {kind(value)}")
     fields: dict[str, FieldDescriptor] = {}
     for fd in descriptor.fields:
         fields[fd.json_name] = fd
@@ -91,8 +95,11 @@ def _check(descriptor: Descriptor, value: Any, path: str) -> None:
         if fd.containing_oneof is not None and item is not None:
             other = oneofs.setdefault(fd.containing_oneof.name, key)
             if other != key:
-                raise RecordError(where, f"expected only one of the {fd.containing_oneof.name} "
-                                         f"fields, found both {other} and {key}")
+                raise RecordError(
+                    where,
+                    f"expected only one of the {fd.containing_oneof.name} "
+                    f"fields, found both {other} and {key}",
+                )
         if item is None:
             continue
         message = fd.message_type
@@ -169,8 +176,10 @@ def json_values(
                         f"line {whole.lineno} column {whole.colno}",
                         f"not valid JSON ({whole.msg}): expected one JSON value or JSON Lines",
                     )
-                return RecordError(f"line {n} column {exc.colno}",
-                                   f"not valid JSON ({exc.msg}): expected one JSON value a line")
+                return RecordError(
+                    f"line {n} column {exc.colno}",
+                    f"not valid JSON ({exc.msg}): expected one JSON value a line",
+                )
         return values
     if isinstance(document, list) and not (one_document and one_document(document)):
         return [(f"$[{i}]", item) for i, item in enumerate(document)]

@@ -12,28 +12,32 @@ CARD_EXPECTED = (
 )
 RANK_EXPECTED = "expected a rank token 2-9, T, J, Q, K or A"
 
-CARD_FIELDS = frozenset({
-    "chaodipi.v1.Hand.cards",
-    "chaodipi.v1.DrawOrder.deck",
-    "chaodipi.v1.DealtHands.kitty",
-    "chaodipi.v1.BidEvent.cards",
-    "chaodipi.v1.KittyExchange.picked_up",
-    "chaodipi.v1.KittyExchange.buried",
-    "chaodipi.v1.Unit.cards",
-    "chaodipi.v1.Play.cards",
-    "chaodipi.v1.Play.attempted",
-})
+CARD_FIELDS = frozenset(
+    {
+        "chaodipi.v1.Hand.cards",
+        "chaodipi.v1.DrawOrder.deck",
+        "chaodipi.v1.DealtHands.kitty",
+        "chaodipi.v1.BidEvent.cards",
+        "chaodipi.v1.KittyExchange.picked_up",
+        "chaodipi.v1.KittyExchange.buried",
+        "chaodipi.v1.Unit.cards",
+        "chaodipi.v1.Play.cards",
+        "chaodipi.v1.Play.attempted",
+    }
+)
 """Fields holding card tokens."""
 
-RANK_FIELDS = frozenset({
-    "chaodipi.v1.HandContext.team0_level",
-    "chaodipi.v1.HandContext.team1_level",
-    "chaodipi.v1.Trump.level",
-    "chaodipi.v1.LevelResult.dealer_team_level_after",
-    "chaodipi.v1.LevelResult.defender_team_level_after",
-    "chaodipi.v1.MatchClaim.team0_final_level",
-    "chaodipi.v1.MatchClaim.team1_final_level",
-})
+RANK_FIELDS = frozenset(
+    {
+        "chaodipi.v1.HandContext.team0_level",
+        "chaodipi.v1.HandContext.team1_level",
+        "chaodipi.v1.Trump.level",
+        "chaodipi.v1.LevelResult.dealer_team_level_after",
+        "chaodipi.v1.LevelResult.defender_team_level_after",
+        "chaodipi.v1.MatchClaim.team0_final_level",
+        "chaodipi.v1.MatchClaim.team1_final_level",
+    }
+)
 """Fields holding a rank token (or empty)."""
 
 

@@ -51,8 +51,13 @@ def stage() -> dict[str, str]:
 def main() -> int:
     rewrites = stage()
     command = [
-        sys.executable, "-m", "mypy", "--strict",
-        str((STAGE / "chaodipi").relative_to(ROOT)), "setup.py", "scripts/typecheck.py",
+        sys.executable,
+        "-m",
+        "mypy",
+        "--strict",
+        str((STAGE / "chaodipi").relative_to(ROOT)),
+        "setup.py",
+        "scripts/typecheck.py",
         *sys.argv[1:],
     ]
     env = {**os.environ, "MYPYPATH": str(STAGE)}
@@ -62,7 +67,7 @@ def main() -> int:
     for line in (result.stdout + result.stderr).splitlines():
         for staged, repo in ordered:
             if line.startswith(staged):
-                line = repo + line[len(staged):]
+                line = repo + line[len(staged) :]
                 break
         print(line)
     return result.returncode

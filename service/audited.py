@@ -60,5 +60,3 @@ def rejected_summary(item: Audited) -> service_pb2.RecordSummary:
         status=service_pb2.RecordSummary.STATUS_REJECTED,
         error="; ".join(f"{v.field}: {v.description}" for v in item.violations),
     )
-
-

@@ -109,8 +109,9 @@ class AuditClient:
         overrides_json: str = "",
     ) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport:
         """Audit a record without storing it (a match gives a ``MatchAuditReport``)."""
-        request = service_pb2.AuditRequest(ruleset_override=ruleset,
-                                           ruleset_overrides_json=overrides_json)
+        request = service_pb2.AuditRequest(
+            ruleset_override=ruleset, ruleset_overrides_json=overrides_json
+        )
         if isinstance(record, records_pb2.GameRecord):
             request.game.CopyFrom(record)
         else:
@@ -139,8 +140,11 @@ class AuditClient:
     ) -> service_pb2.ListGamesResponse:
         """One page of stored games matching the filters."""
         request = service_pb2.ListGamesRequest(
-            ruleset=ruleset, player_id=player_id, finding_code=finding_code,
-            page_size=page_size, page_token=page_token,
+            ruleset=ruleset,
+            player_id=player_id,
+            finding_code=finding_code,
+            page_size=page_size,
+            page_token=page_token,
         )
         if played_from is not None:
             request.played_from.FromDatetime(played_from)
@@ -171,8 +175,9 @@ class AuditClient:
         self, game_id: str, *, ruleset: str = "", overrides_json: str = ""
     ) -> audit_pb2.AuditReport:
         """Audit a stored game again (under another ruleset); the stored audit is unchanged."""
-        request = service_pb2.ReauditRequest(game_id=game_id, ruleset=ruleset,
-                                             ruleset_overrides_json=overrides_json)
+        request = service_pb2.ReauditRequest(
+            game_id=game_id, ruleset=ruleset, ruleset_overrides_json=overrides_json
+        )
         return self.stub.Reaudit(request, timeout=self.timeout, metadata=self.metadata).report
 
     def health(self, service: str = "") -> int:
@@ -181,6 +186,7 @@ class AuditClient:
         stub = health_pb2_grpc.HealthStub(self.channel)
         # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
         response = stub.Check(  # type: ignore[attr-defined]
-            health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
+            health_pb2.HealthCheckRequest(service=service), timeout=self.timeout
+        )
         status: int = response.status
         return status

@@ -88,8 +88,9 @@ def make_audited(
             item.violations.extend(hand.rejections)
         if not request.match.hands and not item.violations:
             item.violations.append(
-                audit_pb2.FieldViolation(field="hands",
-                                         description="a match needs at least one hand")
+                audit_pb2.FieldViolation(
+                    field="hands", description="a match needs at least one hand"
+                )
             )
     else:
         item.violations.append(

@@ -43,8 +43,9 @@ def create_key(sessions: SessionFactory, tenant: str) -> tuple[str, str]:
     key_id = secrets.token_hex(6)
     key = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
     with sessions() as session, session.begin():
-        session.add(ApiKey(id=key_id, tenant_id=tenant_id, key_hash=_digest(key),
-                           created_at=utcnow()))
+        session.add(
+            ApiKey(id=key_id, tenant_id=tenant_id, key_hash=_digest(key), created_at=utcnow())
+        )
     return key_id, key
 
 
@@ -52,11 +53,14 @@ def revoke_key(sessions: SessionFactory, key_id: str) -> bool:
     """Revoke a key by id; False when there is no such active key."""
     with sessions() as session, session.begin():
         # Session.execute is typed as returning Result; for an UPDATE it is a CursorResult.
-        result = cast(CursorResult[Any], session.execute(
-            update(ApiKey)
-            .where(col(ApiKey.id) == key_id, col(ApiKey.revoked_at).is_(None))
-            .values(revoked_at=utcnow())
-        ))
+        result = cast(
+            CursorResult[Any],
+            session.execute(
+                update(ApiKey)
+                .where(col(ApiKey.id) == key_id, col(ApiKey.revoked_at).is_(None))
+                .values(revoked_at=utcnow())
+            ),
+        )
         return bool(result.rowcount)
 
 
@@ -64,8 +68,7 @@ def list_keys(sessions: SessionFactory) -> list[KeyInfo]:
     """All keys, active and revoked, oldest first."""
     with sessions() as session:
         rows = session.execute(
-            select(col(ApiKey.id), col(Tenant.name), col(ApiKey.created_at),
-                   col(ApiKey.revoked_at))
+            select(col(ApiKey.id), col(Tenant.name), col(ApiKey.created_at), col(ApiKey.revoked_at))
             .join(Tenant, col(Tenant.id) == col(ApiKey.tenant_id))
             .order_by(col(ApiKey.created_at))
         ).all()

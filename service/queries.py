@@ -191,19 +191,22 @@ def _common_conditions(
 
 
 def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
-    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from,
-                                    filters.played_to)
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
     if filters.player_id:
-        conditions.append(exists().where(
-            col(GamePlayer.game_id) == col(Game.id),
-            col(GamePlayer.player_id) == col(Player.id),
-            col(Player.player_key) == filters.player_id,
-        ))
+        conditions.append(
+            exists().where(
+                col(GamePlayer.game_id) == col(Game.id),
+                col(GamePlayer.player_id) == col(Player.id),
+                col(Player.player_key) == filters.player_id,
+            )
+        )
     if filters.finding_code:
-        conditions.append(exists().where(
-            col(Finding.game_id) == col(Game.id),
-            col(Finding.code) == filters.finding_code,
-        ))
+        conditions.append(
+            exists().where(
+                col(Finding.game_id) == col(Game.id),
+                col(Finding.code) == filters.finding_code,
+            )
+        )
     if filters.with_findings is not None:
         total = col(Game.breaches) + col(Game.scoring_errors) + col(Game.warnings)
         conditions.append(total > 0 if filters.with_findings else total == 0)
@@ -246,10 +249,12 @@ def list_games(
     query = select(Game).where(*conditions)
     if page_token:
         stamp, last_id = _decode_token(page_token)
-        query = query.where(or_(
-            col(Game.stored_at) < stamp,
-            and_(col(Game.stored_at) == stamp, col(Game.id) < last_id),
-        ))
+        query = query.where(
+            or_(
+                col(Game.stored_at) < stamp,
+                and_(col(Game.stored_at) == stamp, col(Game.id) < last_id),
+            )
+        )
     query = query.order_by(col(Game.stored_at).desc(), col(Game.id).desc()).limit(size + 1)
     games = list(session.scalars(query))
     more = len(games) > size
@@ -302,7 +307,8 @@ def get_replay(
     wrong findings, so they are dropped and the report says so in ``notes``.
     """
     game = session.scalar(
-        select(Game).where(col(Game.id) == game_id, col(Game.tenant_id) == tenant))
+        select(Game).where(col(Game.id) == game_id, col(Game.tenant_id) == tenant)
+    )
     if game is None:
         return None
     replay = service_pb2.Replay(game_id=game.id, content_hash=game.content_hash)
@@ -337,21 +343,25 @@ def get_record(session: Session, tenant: int, game_id: str) -> records_pb2.GameR
 def get_match(session: Session, tenant: int, match_id: str) -> MatchRow | None:
     """A stored match with its match-level findings and its hands' game ids, or None."""
     match = session.scalar(
-        select(Match).where(col(Match.id) == match_id, col(Match.tenant_id) == tenant))
+        select(Match).where(col(Match.id) == match_id, col(Match.tenant_id) == tenant)
+    )
     if match is None:
         return None
     record, report = records_pb2.MatchRecord(), audit_pb2.MatchAuditReport()
     record.ParseFromString(match.record)
     report.ParseFromString(match.report)
-    hands = list(session.scalars(
-        select(col(Game.id)).where(col(Game.match_id) == match.id).order_by(col(Game.hand_index))
-    ))
+    hands = list(
+        session.scalars(
+            select(col(Game.id))
+            .where(col(Game.match_id) == match.id)
+            .order_by(col(Game.hand_index))
+        )
+    )
     return MatchRow(match.id, record, report, hands, match.stored_at)
 
 
 def _stats_conditions(tenant: int, filters: StatsFilter) -> list[ColumnElement[bool]]:
-    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from,
-                                    filters.played_to)
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
     if filters.player_ids:
         conditions.append(col(Player.player_key).in_(filters.player_ids))
     return conditions
@@ -434,23 +444,30 @@ def finding_counts(
 ) -> list[FindingCount]:
     """Findings per code and severity in the selected games (most frequent first)."""
     query = (
-        select(col(Finding.code), col(Finding.severity), func.count(),
-               func.count(func.distinct(col(Finding.game_id))))
+        select(
+            col(Finding.code),
+            col(Finding.severity),
+            func.count(),
+            func.count(func.distinct(col(Finding.game_id))),
+        )
         .join(Game, col(Game.id) == col(Finding.game_id))
         .where(*_game_conditions(tenant, filters))
         .group_by(col(Finding.code), col(Finding.severity))
         .order_by(func.count().desc(), col(Finding.code))
     )
-    return [FindingCount(code, severity, count, games)
-            for code, severity, count, games in session.execute(query)]
+    return [
+        FindingCount(code, severity, count, games)
+        for code, severity, count, games in session.execute(query)
+    ]
 
 
 def list_players(session: Session, tenant: int, *, search: str = "") -> list[PlayerRow]:
     """The tenant's players with their game counts, by player id; ``search`` filters by a
     case-insensitive substring of the id or display name."""
     query = (
-        select(col(Player.player_key), col(Player.display_name),
-               func.count(col(GamePlayer.game_id)))
+        select(
+            col(Player.player_key), col(Player.display_name), func.count(col(GamePlayer.game_id))
+        )
         .outerjoin(GamePlayer, col(GamePlayer.player_id) == col(Player.id))
         .where(col(Player.tenant_id) == tenant)
         .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
@@ -458,8 +475,12 @@ def list_players(session: Session, tenant: int, *, search: str = "") -> list[Pla
     )
     if search:
         pattern = f"%{search.lower()}%"
-        query = query.where(or_(func.lower(col(Player.player_key)).like(pattern),
-                                func.lower(col(Player.display_name)).like(pattern)))
+        query = query.where(
+            or_(
+                func.lower(col(Player.player_key)).like(pattern),
+                func.lower(col(Player.display_name)).like(pattern),
+            )
+        )
     return [PlayerRow(key, name, games) for key, name, games in session.execute(query)]
 
 
@@ -469,9 +490,13 @@ def player_hands(
     """The player's latest ``limit`` stored hands, oldest first, straight from the seat rows."""
     query = (
         select(
-            col(Game.id), col(Game.played_at), col(GamePlayer.side),
-            col(GamePlayer.points_taken), col(GamePlayer.levels_gained),
-            col(GamePlayer.levels_conceded), col(GamePlayer.level_after),
+            col(Game.id),
+            col(Game.played_at),
+            col(GamePlayer.side),
+            col(GamePlayer.points_taken),
+            col(GamePlayer.levels_gained),
+            col(GamePlayer.levels_conceded),
+            col(GamePlayer.level_after),
         )
         .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
         .join(Player, col(Player.id) == col(GamePlayer.player_id))
@@ -480,8 +505,9 @@ def player_hands(
         .limit(limit)
     )
     rows = [
-        PlayerHandRow(game_id, as_utc(played) if played else None, side, points, gained,
-                      conceded, after)
+        PlayerHandRow(
+            game_id, as_utc(played) if played else None, side, points, gained, conceded, after
+        )
         for game_id, played, side, points, gained, conceded, after in session.execute(query)
     ]
     rows.reverse()

@@ -73,12 +73,15 @@ def seat_results(computed: audit_pb2.Computed) -> list[SeatResult]:
         result = computed.level_result
         for s in seats:
             s.level_after = (
-                result.dealer_team_level_after if s.side == "dealer"
+                result.dealer_team_level_after
+                if s.side == "dealer"
                 else result.defender_team_level_after
             )
         rising = (
-            "dealer" if result.outcome in _DEALER_SIDE_WINS
-            else "defender" if result.outcome in _DEFENDERS_WIN
+            "dealer"
+            if result.outcome in _DEALER_SIDE_WINS
+            else "defender"
+            if result.outcome in _DEFENDERS_WIN
             else ""
         )
         if rising:

@@ -136,8 +136,9 @@ def _ruleset(
     record's overrides, which were written for its own ruleset."""
     if not ruleset and not overrides:
         return None
-    resolved = resolve_ruleset(ruleset or record_ruleset, overrides or (
-        "" if ruleset else record_overrides))
+    resolved = resolve_ruleset(
+        ruleset or record_ruleset, overrides or ("" if ruleset else record_overrides)
+    )
     if isinstance(resolved, Violation):
         name = "ruleset_overrides_json" if resolved.field.endswith("overrides_json") else "ruleset"
         return Violation(name, resolved.description)
@@ -154,9 +155,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
     def __init__(self, state: _State) -> None:
         self.state = state
 
-    async def _audit_in_background(self, requests: Sequence[service_pb2.UploadRequest]) -> list[
-        audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None
-    ]:
+    async def _audit_in_background(
+        self, requests: Sequence[service_pb2.UploadRequest]
+    ) -> list[audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None]:
         # The audit is CPU-bound pure Python: a worker process gives it the second core, and even
         # the thread fallback keeps health checks answering while a big batch is audited.
         loop = asyncio.get_running_loop()
@@ -164,8 +165,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             data = [r.SerializeToString() for r in requests]
             out = await loop.run_in_executor(self.state.executor, audit_serialized, data)
             return [parse_report(r, d) for r, d in zip(requests, out, strict=True)]
-        return await loop.run_in_executor(self.state.executor, lambda: [
-            run_audit(r) for r in requests])
+        return await loop.run_in_executor(
+            self.state.executor, lambda: [run_audit(r) for r in requests]
+        )
 
     async def _audit_and_store(
         self,
@@ -177,7 +179,8 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         reports = await self._audit_in_background(requests)
         unreadable = _STREAM.get().unreadable
         items = [
-            unreadable_request(start + i, unreadable[start + i]) if start + i in unreadable
+            unreadable_request(start + i, unreadable[start + i])
+            if start + i in unreadable
             else make_audited(start + i, request, report)
             for i, (request, report) in enumerate(zip(requests, reports, strict=True))
         ]
@@ -203,8 +206,11 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
 
         def dispatch() -> None:
             previous = stores[-1] if stores else None
-            stores.append(asyncio.create_task(
-                self._audit_and_store(tenant, count - len(batch), batch, previous)))
+            stores.append(
+                asyncio.create_task(
+                    self._audit_and_store(tenant, count - len(batch), batch, previous)
+                )
+            )
 
         try:
             async for request in request_iterator:
@@ -213,7 +219,8 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
                     await context.abort(
                         grpc.StatusCode.RESOURCE_EXHAUSTED,
                         f"an upload holds at most {config.max_records_per_upload} records: "
-                        "split the stream")
+                        "split the stream",
+                    )
                 batch.append(request)
                 if len(batch) >= config.batch_size:
                     dispatch()
@@ -231,8 +238,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         summaries = [summary for _, summary in done]
         rejected = [item for item, _ in done if item.violations]
         if count and len(rejected) == count:
-            await _abort_bad_request(context, f"all {count} records are malformed",
-                                     all_violations(rejected))
+            await _abort_bad_request(
+                context, f"all {count} records are malformed", all_violations(rejected)
+            )
         return service_pb2.UploadResponse(results=summaries)
 
     async def Audit(
@@ -243,28 +251,50 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         """Audit one record without storing it."""
         kind = request.WhichOneof("record")
         if kind is None:
-            await _abort_bad_request(context, "no record", [
-                audit_pb2.FieldViolation(field="record", description="missing: give game or match")
-            ])
+            await _abort_bad_request(
+                context,
+                "no record",
+                [
+                    audit_pb2.FieldViolation(
+                        field="record", description="missing: give game or match"
+                    )
+                ],
+            )
         record: records_pb2.GameRecord | records_pb2.MatchRecord = (
-            request.game if kind == "game" else request.match)
-        ruleset = _ruleset(record.ruleset, record.ruleset_overrides_json,
-                           request.ruleset_override, request.ruleset_overrides_json)
+            request.game if kind == "game" else request.match
+        )
+        ruleset = _ruleset(
+            record.ruleset,
+            record.ruleset_overrides_json,
+            request.ruleset_override,
+            request.ruleset_overrides_json,
+        )
         if isinstance(ruleset, Violation):
             name = "ruleset_override" if ruleset.field == "ruleset" else ruleset.field
-            await _abort_bad_request(context, "bad ruleset", [
-                audit_pb2.FieldViolation(field=name, description=ruleset.description)])
-        upload = service_pb2.UploadRequest(game=request.game) if kind == "game" else (
-            service_pb2.UploadRequest(match=request.match))
+            await _abort_bad_request(
+                context,
+                "bad ruleset",
+                [audit_pb2.FieldViolation(field=name, description=ruleset.description)],
+            )
+        upload = (
+            service_pb2.UploadRequest(game=request.game)
+            if kind == "game"
+            else (service_pb2.UploadRequest(match=request.match))
+        )
         loop = asyncio.get_running_loop()
         report = await loop.run_in_executor(None, run_audit, upload, ruleset)
         violations = list(report.rejections) if report is not None else []
         if isinstance(report, audit_pb2.MatchAuditReport):
             violations += [v for hand in report.hands for v in hand.rejections]
         if violations:
-            await _abort_bad_request(context, f"the {kind} cannot be replayed", [
-                audit_pb2.FieldViolation(field=f"{kind}.{v.field}", description=v.description)
-                for v in violations])
+            await _abort_bad_request(
+                context,
+                f"the {kind} cannot be replayed",
+                [
+                    audit_pb2.FieldViolation(field=f"{kind}.{v.field}", description=v.description)
+                    for v in violations
+                ],
+            )
         if isinstance(report, audit_pb2.AuditReport):
             return service_pb2.AuditResponse(report=report)
         return service_pb2.AuditResponse(match_report=report)
@@ -281,12 +311,14 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
     async def GetReplay(
         self,
         request: service_pb2.GetReplayRequest,
-        context: grpc.aio.ServicerContext[service_pb2.GetReplayRequest,
-                                          service_pb2.GetReplayResponse],
+        context: grpc.aio.ServicerContext[
+            service_pb2.GetReplayRequest, service_pb2.GetReplayResponse
+        ],
     ) -> service_pb2.GetReplayResponse:
         """A stored game of the caller's tenant, with steps recomputed on request."""
-        replay = await self._read(queries.get_replay, request.game_id,
-                                  include_steps=request.include_steps)
+        replay = await self._read(
+            queries.get_replay, request.game_id, include_steps=request.include_steps
+        )
         if replay is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
         return service_pb2.GetReplayResponse(replay=replay)
@@ -294,8 +326,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
     async def ListGames(
         self,
         request: service_pb2.ListGamesRequest,
-        context: grpc.aio.ServicerContext[service_pb2.ListGamesRequest,
-                                          service_pb2.ListGamesResponse],
+        context: grpc.aio.ServicerContext[
+            service_pb2.ListGamesRequest, service_pb2.ListGamesResponse
+        ],
     ) -> service_pb2.ListGamesResponse:
         """A page of the caller's games matching the filters."""
         filters = queries.GameFilter(
@@ -307,23 +340,40 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             with_findings=request.with_findings if request.HasField("with_findings") else None,
         )
         if request.page_size < 0:
-            await _abort_bad_request(context, "bad page size", [audit_pb2.FieldViolation(
-                field="page_size", description="must not be negative")])
+            await _abort_bad_request(
+                context,
+                "bad page size",
+                [audit_pb2.FieldViolation(field="page_size", description="must not be negative")],
+            )
         try:
-            page = await self._read(queries.list_games, filters, page_size=request.page_size,
-                                    page_token=request.page_token)
+            page = await self._read(
+                queries.list_games,
+                filters,
+                page_size=request.page_size,
+                page_token=request.page_token,
+            )
         except queries.BadPageToken as exc:
-            await _abort_bad_request(context, "bad page token", [audit_pb2.FieldViolation(
-                field="page_token", description=str(exc))])
-        response = service_pb2.ListGamesResponse(next_page_token=page.next_page_token,
-                                                 total=page.total)
+            await _abort_bad_request(
+                context,
+                "bad page token",
+                [audit_pb2.FieldViolation(field="page_token", description=str(exc))],
+            )
+        response = service_pb2.ListGamesResponse(
+            next_page_token=page.next_page_token, total=page.total
+        )
         for row in page.games:
             summary = response.games.add(
-                game_id=row.game_id, record_id=row.record_id, ruleset=row.ruleset,
-                player_ids=row.player_ids, breaches=row.breaches,
-                scoring_errors=row.scoring_errors, warnings=row.warnings,
-                finding_codes=row.finding_codes, defenders_points=row.defenders_points or 0,
-                level_result=row.level_result, match_id=row.match_id or "",
+                game_id=row.game_id,
+                record_id=row.record_id,
+                ruleset=row.ruleset,
+                player_ids=row.player_ids,
+                breaches=row.breaches,
+                scoring_errors=row.scoring_errors,
+                warnings=row.warnings,
+                finding_codes=row.finding_codes,
+                defenders_points=row.defenders_points or 0,
+                level_result=row.level_result,
+                match_id=row.match_id or "",
             )
             summary.stored_at.FromDatetime(row.stored_at)
             if row.played_at is not None:
@@ -333,8 +383,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
     async def PlayerStats(
         self,
         request: service_pb2.PlayerStatsRequest,
-        context: grpc.aio.ServicerContext[service_pb2.PlayerStatsRequest,
-                                          service_pb2.PlayerStatsResponse],
+        context: grpc.aio.ServicerContext[
+            service_pb2.PlayerStatsRequest, service_pb2.PlayerStatsResponse
+        ],
     ) -> service_pb2.PlayerStatsResponse:
         """Statistics of the caller's players, computed by the database."""
         filters = queries.StatsFilter(
@@ -347,14 +398,22 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         response = service_pb2.PlayerStatsResponse()
         for row in rows:
             response.players.add(
-                player_id=row.player_id, display_name=row.display_name, games=row.games,
+                player_id=row.player_id,
+                display_name=row.display_name,
+                games=row.games,
                 hands_as_dealer_side=row.hands_as_dealer_side,
-                hands_as_defenders=row.hands_as_defenders, tricks_won=row.tricks_won,
-                points_taken=row.points_taken, throws_tried=row.throws_tried,
-                throws_stood=row.throws_stood, throws_failed=row.throws_failed,
-                breaches_by_code=row.breaches_by_code, kou_di_count=row.kou_di_count,
-                kou_di_points=row.kou_di_points, levels_gained=row.levels_gained,
-                levels_conceded=row.levels_conceded, win_rate=row.win_rate,
+                hands_as_defenders=row.hands_as_defenders,
+                tricks_won=row.tricks_won,
+                points_taken=row.points_taken,
+                throws_tried=row.throws_tried,
+                throws_stood=row.throws_stood,
+                throws_failed=row.throws_failed,
+                breaches_by_code=row.breaches_by_code,
+                kou_di_count=row.kou_di_count,
+                kou_di_points=row.kou_di_points,
+                levels_gained=row.levels_gained,
+                levels_conceded=row.levels_conceded,
+                win_rate=row.win_rate,
             )
         return response
 
@@ -367,22 +426,31 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         record = await self._read(queries.get_record, request.game_id)
         if record is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
-        ruleset = _ruleset(record.ruleset, record.ruleset_overrides_json, request.ruleset,
-                           request.ruleset_overrides_json)
+        ruleset = _ruleset(
+            record.ruleset,
+            record.ruleset_overrides_json,
+            request.ruleset,
+            request.ruleset_overrides_json,
+        )
         if isinstance(ruleset, Violation):
-            await _abort_bad_request(context, "bad ruleset", [
-                audit_pb2.FieldViolation(field=ruleset.field, description=ruleset.description)])
+            await _abort_bad_request(
+                context,
+                "bad ruleset",
+                [audit_pb2.FieldViolation(field=ruleset.field, description=ruleset.description)],
+            )
         loop = asyncio.get_running_loop()
         report = await loop.run_in_executor(
-            None, run_audit, service_pb2.UploadRequest(game=record), ruleset)
+            None, run_audit, service_pb2.UploadRequest(game=record), ruleset
+        )
         assert isinstance(report, audit_pb2.AuditReport)
         return service_pb2.ReauditResponse(report=report)
 
 
 def _read_error(method: str, exc: DecodeError) -> audit_pb2.FieldViolation:
     name = _REQUEST_TYPES[method]
-    return audit_pb2.FieldViolation(field="request",
-                                    description=f"not a readable {name} message: {exc}")
+    return audit_pb2.FieldViolation(
+        field="request", description=f"not a readable {name} message: {exc}"
+    )
 
 
 def _bound(
@@ -400,14 +468,17 @@ def _bound(
             try:
                 request = decode(raw)
             except DecodeError as exc:
-                await _abort_bad_request(context, "the request cannot be read",
-                                         [_read_error(method, exc)])
+                await _abort_bad_request(
+                    context, "the request cannot be read", [_read_error(method, exc)]
+                )
             return await behavior(request, context)
+
         return call
 
     def bind_stream(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def call(raw_stream: AsyncIterator[bytes],
-                       context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async def call(
+            raw_stream: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
+        ) -> Any:
             _TENANT.set(tenant)
             read = _StreamRead()
             _STREAM.set(read)
@@ -421,7 +492,8 @@ def _bound(
                         await context.abort(
                             grpc.StatusCode.RESOURCE_EXHAUSTED,
                             f"an upload holds at most {config.max_upload_bytes} bytes: "
-                            f"split the stream (record {index} passes the limit)")
+                            f"split the stream (record {index} passes the limit)",
+                        )
                     try:
                         yield decode(raw)
                     except DecodeError as exc:
@@ -430,14 +502,17 @@ def _bound(
                     index += 1
 
             return await behavior(requests(), context)
+
         return call
 
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
-            bind_unary(handler.unary_unary), None, handler.response_serializer)
+            bind_unary(handler.unary_unary), None, handler.response_serializer
+        )
     if handler.stream_unary is not None:
         return grpc.stream_unary_rpc_method_handler(
-            bind_stream(handler.stream_unary), None, handler.response_serializer)
+            bind_stream(handler.stream_unary), None, handler.response_serializer
+        )
     raise TypeError(f"no tenant binding for handler {handler!r}")
 
 
@@ -518,8 +593,11 @@ def _make_executor(workers: int) -> Executor | None:
     if workers <= 0:
         return None
     # spawn, not fork: forking a process that runs gRPC threads is unsafe.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=exit_with_parent)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=exit_with_parent,
+    )
     for future in [pool.submit(audit_serialized, []) for _ in range(workers)]:
         future.result()  # start the workers now, not on the first upload
     return pool
@@ -551,8 +629,11 @@ async def start(config: ServerConfig) -> RunningServer:
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        [SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME],
+        [
+            SERVICE_NAME,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ],
         server,
     )
     port = server.add_insecure_port(f"{host}:{config.port}")
@@ -564,11 +645,18 @@ async def start(config: ServerConfig) -> RunningServer:
     if require:
         log.info("API keys required (authorization: Bearer <key>)")
     else:
-        log.warning("no API keys configured: listening on 127.0.0.1 only, calls act for the "
-                    "'%s' tenant; create a key with 'chaodipi keys create' to open it up",
-                    DEFAULT_TENANT)
-    log.info("listening on %s:%d (database %s, %d audit worker(s))", host, port,
-             engine.url.render_as_string(hide_password=True), config.audit_workers)
+        log.warning(
+            "no API keys configured: listening on 127.0.0.1 only, calls act for the "
+            "'%s' tenant; create a key with 'chaodipi keys create' to open it up",
+            DEFAULT_TENANT,
+        )
+    log.info(
+        "listening on %s:%d (database %s, %d audit worker(s))",
+        host,
+        port,
+        engine.url.render_as_string(hide_password=True),
+        config.audit_workers,
+    )
     return RunningServer(server, health_servicer, state, host, port)
 
 
@@ -580,6 +668,8 @@ async def serve(config: ServerConfig) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    log.info("signal received: health NOT_SERVING, finishing in-flight calls (grace %.0f s)",
-             config.grace_seconds)
+    log.info(
+        "signal received: health NOT_SERVING, finishing in-flight calls (grace %.0f s)",
+        config.grace_seconds,
+    )
     await running.stop()

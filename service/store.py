@@ -41,8 +41,9 @@ def ensure_tenant(sessions: SessionFactory, name: str) -> int:
     with sessions() as session, session.begin():
         found = find_tenant(session, name)
         if found is None:
-            session.execute(_insert_ignore(session, Tenant),
-                            [{"name": name, "created_at": utcnow()}])
+            session.execute(
+                _insert_ignore(session, Tenant), [{"name": name, "created_at": utcnow()}]
+            )
             found = find_tenant(session, name)
         assert found is not None
         return found
@@ -61,9 +62,11 @@ def ensure_players(session: Session, tenant_id: int, names: dict[str, str]) -> d
         return {}
     # Rows are inserted and updated in key order: concurrent uploads of the same players then
     # lock them in the same order and cannot deadlock on PostgreSQL.
-    query = select(col(Player.player_key), col(Player.id), col(Player.display_name)).where(
-        col(Player.tenant_id) == tenant_id, col(Player.player_key).in_(names)
-    ).order_by(col(Player.player_key))
+    query = (
+        select(col(Player.player_key), col(Player.id), col(Player.display_name))
+        .where(col(Player.tenant_id) == tenant_id, col(Player.player_key).in_(names))
+        .order_by(col(Player.player_key))
+    )
     rows = session.execute(query).all()
     missing = sorted(names.keys() - {key for key, _, _ in rows})
     if missing:
@@ -134,45 +137,49 @@ def _game_rows(
     computed = report.computed
     seats: list[int | None] = [player_ids.get(p.id) if p.id else None for p in record.players[:4]]
     seats += [None] * (4 - len(seats))
-    rows.games.append({
-        "id": game_id,
-        "tenant_id": tenant_id,
-        "content_hash": digest,
-        "dedupe_scope": scope,
-        "record_id": record.record_id,
-        "ruleset": report.ruleset or record.ruleset,
-        "played_at": parse_played_at(record.played_at),
-        "stored_at": stored_at,
-        "match_id": match_id,
-        "hand_index": hand_index,
-        "record": record.SerializeToString(),
-        "report": report.SerializeToString(),
-        "breaches": report.breaches,
-        "scoring_errors": report.scoring_errors,
-        "warnings": report.warnings,
-        "finding_codes": ",".join(_codes(report.findings)),
-        "dealer_seat": computed.dealer if computed.HasField("dealer") else None,
-        "defenders_points": computed.defenders_points if report.HasField("computed") else None,
-        "level_result": short_level_result(computed.level_result),
-    })
+    rows.games.append(
+        {
+            "id": game_id,
+            "tenant_id": tenant_id,
+            "content_hash": digest,
+            "dedupe_scope": scope,
+            "record_id": record.record_id,
+            "ruleset": report.ruleset or record.ruleset,
+            "played_at": parse_played_at(record.played_at),
+            "stored_at": stored_at,
+            "match_id": match_id,
+            "hand_index": hand_index,
+            "record": record.SerializeToString(),
+            "report": report.SerializeToString(),
+            "breaches": report.breaches,
+            "scoring_errors": report.scoring_errors,
+            "warnings": report.warnings,
+            "finding_codes": ",".join(_codes(report.findings)),
+            "dealer_seat": computed.dealer if computed.HasField("dealer") else None,
+            "defenders_points": computed.defenders_points if report.HasField("computed") else None,
+            "level_result": short_level_result(computed.level_result),
+        }
+    )
     for result in seat_results(computed):
-        rows.seats.append({
-            "game_id": game_id,
-            "player_id": seats[result.seat],
-            "seat": result.seat,
-            "side": result.side,
-            "tricks_won": result.tricks_won,
-            "points_taken": result.points_taken,
-            "throws_tried": result.throws_tried,
-            "throws_stood": result.throws_stood,
-            "throws_failed": result.throws_failed,
-            "kou_di_count": result.kou_di_count,
-            "kou_di_points": result.kou_di_points,
-            "levels_gained": result.levels_gained,
-            "levels_conceded": result.levels_conceded,
-            "won": result.won,
-            "level_after": result.level_after,
-        })
+        rows.seats.append(
+            {
+                "game_id": game_id,
+                "player_id": seats[result.seat],
+                "seat": result.seat,
+                "side": result.side,
+                "tricks_won": result.tricks_won,
+                "points_taken": result.points_taken,
+                "throws_tried": result.throws_tried,
+                "throws_stood": result.throws_stood,
+                "throws_failed": result.throws_failed,
+                "kou_di_count": result.kou_di_count,
+                "kou_di_points": result.kou_di_points,
+                "levels_gained": result.levels_gained,
+                "levels_conceded": result.levels_conceded,
+                "won": result.won,
+                "level_after": result.level_after,
+            }
+        )
     rows.findings.extend(_finding_row(f, seats, game_id, match_id) for f in report.findings)
     return game_id
 
@@ -202,9 +209,15 @@ def _summary(
 
 
 def _duplicate_summary(item: Audited, old: _StoredRow) -> service_pb2.RecordSummary:
-    return _summary(item, old.id, DUPLICATE, breaches=old.breaches,
-                    scoring_errors=old.scoring_errors, warnings=old.warnings,
-                    codes=[c for c in old.finding_codes.split(",") if c])
+    return _summary(
+        item,
+        old.id,
+        DUPLICATE,
+        breaches=old.breaches,
+        scoring_errors=old.scoring_errors,
+        warnings=old.warnings,
+        codes=[c for c in old.finding_codes.split(",") if c],
+    )
 
 
 def _existing(
@@ -218,8 +231,12 @@ def _existing(
     if not hashes:
         return {}
     query = select(
-        col(model.content_hash), col(model.id), col(model.breaches), col(model.scoring_errors),
-        col(model.warnings), col(model.finding_codes),
+        col(model.content_hash),
+        col(model.id),
+        col(model.breaches),
+        col(model.scoring_errors),
+        col(model.warnings),
+        col(model.finding_codes),
     ).where(col(model.tenant_id) == tenant_id, col(model.content_hash).in_(hashes), *conditions)
     return {row.content_hash: row for row in session.execute(query)}
 
@@ -227,11 +244,16 @@ def _existing(
 def _store(
     session: Session, tenant_id: int, items: Sequence[Audited]
 ) -> list[service_pb2.RecordSummary]:
-    existing_games = _existing(session, Game, tenant_id,
-                               [i.content_hash for i in items if i.game is not None],
-                               col(Game.dedupe_scope) == "")
-    existing_matches = _existing(session, Match, tenant_id,
-                                 [i.content_hash for i in items if i.match is not None])
+    existing_games = _existing(
+        session,
+        Game,
+        tenant_id,
+        [i.content_hash for i in items if i.game is not None],
+        col(Game.dedupe_scope) == "",
+    )
+    existing_matches = _existing(
+        session, Match, tenant_id, [i.content_hash for i in items if i.match is not None]
+    )
     names: dict[str, str] = {}
     for item in items:
         record = item.game if item.game is not None else item.match
@@ -258,22 +280,40 @@ def _store(
                 summary = _duplicate_summary(item, old)
             else:
                 report = item.report
-                game_id = _game_rows(rows, tenant_id, item.game, report, player_ids,
-                                     stored_at, digest=item.content_hash)
-                summary = _summary(item, game_id, STORED, breaches=report.breaches,
-                                   scoring_errors=report.scoring_errors,
-                                   warnings=report.warnings, codes=_codes(report.findings))
+                game_id = _game_rows(
+                    rows,
+                    tenant_id,
+                    item.game,
+                    report,
+                    player_ids,
+                    stored_at,
+                    digest=item.content_hash,
+                )
+                summary = _summary(
+                    item,
+                    game_id,
+                    STORED,
+                    breaches=report.breaches,
+                    scoring_errors=report.scoring_errors,
+                    warnings=report.warnings,
+                    codes=_codes(report.findings),
+                )
         else:
-            summary = _store_match(session, rows, tenant_id, item, existing_matches, player_ids,
-                                   stored_at)
+            summary = _store_match(
+                session, rows, tenant_id, item, existing_matches, player_ids, stored_at
+            )
         fresh[item.content_hash] = summary
         summaries.append(summary)
     # Matches and games in content-hash order, for the same reason as players: two batches
     # holding the same records in different orders wait for each other, never deadlock.
     rows.matches.sort(key=lambda row: row["content_hash"])
     rows.games.sort(key=lambda row: (row["dedupe_scope"], row["content_hash"]))
-    for model, values in ((Match, rows.matches), (Game, rows.games), (GamePlayer, rows.seats),
-                          (Finding, rows.findings)):
+    for model, values in (
+        (Match, rows.matches),
+        (Game, rows.games),
+        (GamePlayer, rows.seats),
+        (Finding, rows.findings),
+    ):
         if values:
             session.execute(insert(model), values)
     return summaries
@@ -293,15 +333,24 @@ def _store_match(
     old = existing.get(item.content_hash)
     if old is not None:
         summary = _duplicate_summary(item, old)
-        summary.hand_game_ids.extend(session.scalars(
-            select(col(Game.id)).where(col(Game.match_id) == old.id)
-            .order_by(col(Game.hand_index))
-        ))
+        summary.hand_game_ids.extend(
+            session.scalars(
+                select(col(Game.id))
+                .where(col(Game.match_id) == old.id)
+                .order_by(col(Game.hand_index))
+            )
+        )
         return summary
     match_id = new_id()
     all_findings = [*report.findings, *(f for hand in report.hands for f in hand.findings)]
-    counts = {sev: sum(1 for f in all_findings if f.severity == sev) for sev in (
-        audit_pb2.SEVERITY_BREACH, audit_pb2.SEVERITY_SCORING_ERROR, audit_pb2.SEVERITY_WARNING)}
+    counts = {
+        sev: sum(1 for f in all_findings if f.severity == sev)
+        for sev in (
+            audit_pb2.SEVERITY_BREACH,
+            audit_pb2.SEVERITY_SCORING_ERROR,
+            audit_pb2.SEVERITY_WARNING,
+        )
+    }
     codes = _codes(all_findings)
     bare = records_pb2.MatchRecord()
     bare.CopyFrom(match)
@@ -309,31 +358,49 @@ def _store_match(
     match_level = audit_pb2.MatchAuditReport()
     match_level.CopyFrom(report)
     del match_level.hands[:]
-    rows.matches.append({
-        "id": match_id,
-        "tenant_id": tenant_id,
-        "content_hash": item.content_hash,
-        "record_id": match.match_id,
-        "ruleset": match.ruleset,
-        "stored_at": stored_at,
-        "record": bare.SerializeToString(),
-        "report": match_level.SerializeToString(),
-        "hands": len(match.hands),
-        "breaches": counts[audit_pb2.SEVERITY_BREACH],
-        "scoring_errors": counts[audit_pb2.SEVERITY_SCORING_ERROR],
-        "warnings": counts[audit_pb2.SEVERITY_WARNING],
-        "finding_codes": ",".join(codes),
-    })
+    rows.matches.append(
+        {
+            "id": match_id,
+            "tenant_id": tenant_id,
+            "content_hash": item.content_hash,
+            "record_id": match.match_id,
+            "ruleset": match.ruleset,
+            "stored_at": stored_at,
+            "record": bare.SerializeToString(),
+            "report": match_level.SerializeToString(),
+            "hands": len(match.hands),
+            "breaches": counts[audit_pb2.SEVERITY_BREACH],
+            "scoring_errors": counts[audit_pb2.SEVERITY_SCORING_ERROR],
+            "warnings": counts[audit_pb2.SEVERITY_WARNING],
+            "finding_codes": ",".join(codes),
+        }
+    )
     seats: list[int | None] = [player_ids.get(p.id) if p.id else None for p in match.players[:4]]
     rows.findings.extend(_finding_row(f, seats, None, match_id) for f in report.findings)
-    summary = _summary(item, match_id, STORED, breaches=counts[audit_pb2.SEVERITY_BREACH],
-                       scoring_errors=counts[audit_pb2.SEVERITY_SCORING_ERROR],
-                       warnings=counts[audit_pb2.SEVERITY_WARNING], codes=codes)
+    summary = _summary(
+        item,
+        match_id,
+        STORED,
+        breaches=counts[audit_pb2.SEVERITY_BREACH],
+        scoring_errors=counts[audit_pb2.SEVERITY_SCORING_ERROR],
+        warnings=counts[audit_pb2.SEVERITY_WARNING],
+        codes=codes,
+    )
     for i, (hand, hand_report) in enumerate(zip(fill_from_match(match), report.hands, strict=True)):
-        summary.hand_game_ids.append(_game_rows(
-            rows, tenant_id, hand, hand_report, player_ids, stored_at,
-            digest=content_hash(hand), scope=f"{match_id}#{i}", match_id=match_id, hand_index=i,
-        ))
+        summary.hand_game_ids.append(
+            _game_rows(
+                rows,
+                tenant_id,
+                hand,
+                hand_report,
+                player_ids,
+                stored_at,
+                digest=content_hash(hand),
+                scope=f"{match_id}#{i}",
+                match_id=match_id,
+                hand_index=i,
+            )
+        )
     return summary
 
 

@@ -13,11 +13,14 @@ st.caption(f"Database: `{data.database_url()}`")
 page = data.games(page_size=8)
 if not page.total:
     st.subheader("The database is empty")
-    st.write("Nothing has been stored yet. Load a set of generated sample games (hands of every "
-             "ruleset and two matches, about one in five with a planted rule breach) to see the "
-             "dashboard at work, or upload your own records.")
-    if st.button("Load sample games", type="primary", icon=":material/auto_awesome:",
-                 key="load-samples"):
+    st.write(
+        "Nothing has been stored yet. Load a set of generated sample games (hands of every "
+        "ruleset and two matches, about one in five with a planted rule breach) to see the "
+        "dashboard at work, or upload your own records."
+    )
+    if st.button(
+        "Load sample games", type="primary", icon=":material/auto_awesome:", key="load-samples"
+    ):
         with st.spinner("Generating, auditing and storing sample games…"):
             result = samples.load_samples(data.sessions())
         data.changed()
@@ -42,27 +45,42 @@ left, right = st.columns([1, 1])
 with left:
     st.subheader("Games with findings")
     for row in flagged.games:
-        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon=":material/warning:",
-                     query_params={"game": row.game_id})
+        st.page_link(
+            ui.REPLAY_PAGE,
+            label=ui.game_label(row),
+            icon=":material/warning:",
+            query_params={"game": row.game_id},
+        )
     if not flagged.games:
         st.write("Every stored game is clean.")
     st.subheader("Latest games")
     for row in page.games[:5]:
-        st.page_link(ui.REPLAY_PAGE, label=ui.game_label(row), icon=":material/style:",
-                     query_params={"game": row.game_id})
+        st.page_link(
+            ui.REPLAY_PAGE,
+            label=ui.game_label(row),
+            icon=":material/style:",
+            query_params={"game": row.game_id},
+        )
 with right:
     st.subheader("Findings by code")
     if counts:
         figure = px.bar(
-            x=[c.count for c in counts], y=[c.code for c in counts], orientation="h",
+            x=[c.count for c in counts],
+            y=[c.code for c in counts],
+            orientation="h",
             color=[SEVERITIES.get(c.severity, "?") for c in counts],
-            color_discrete_map={"breach": "#d32f2f", "scoring error": "#ef6c00",
-                                "warning": "#0277bd"},
+            color_discrete_map={
+                "breach": "#d32f2f",
+                "scoring error": "#ef6c00",
+                "warning": "#0277bd",
+            },
             labels={"x": "findings", "y": "", "color": "severity"},
         )
-        figure.update_layout(height=80 + 28 * len(counts), margin={"l": 0, "r": 0, "t": 10,
-                                                                   "b": 0},
-                             yaxis={"categoryorder": "total ascending"})
+        figure.update_layout(
+            height=80 + 28 * len(counts),
+            margin={"l": 0, "r": 0, "t": 10, "b": 0},
+            yaxis={"categoryorder": "total ascending"},
+        )
         st.plotly_chart(figure, width="stretch", key="overview-codes")
     else:
         st.write("No findings.")

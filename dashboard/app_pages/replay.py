@@ -31,8 +31,9 @@ def choose_game() -> str:
         labels = {wanted: wanted, **labels}
     if st.session_state.get("game-pick") != wanted:
         st.session_state["game-pick"] = wanted
-    picked: str = st.selectbox("Game", list(labels), format_func=labels.__getitem__,
-                               key="game-pick")
+    picked: str = st.selectbox(
+        "Game", list(labels), format_func=labels.__getitem__, key="game-pick"
+    )
     if st.query_params.get("game") != picked:
         st.query_params["game"] = picked
     return picked
@@ -44,8 +45,10 @@ if view is None:
     st.error(f"No stored game {game_id!r}.")
     st.stop()
 if view.last < 0:
-    st.error("The auditor could not replay this record: "
-             + "; ".join(f"{v.field}: {v.description}" for v in view.audit.rejections))
+    st.error(
+        "The auditor could not replay this record: "
+        + "; ".join(f"{v.field}: {v.description}" for v in view.audit.rejections)
+    )
     st.stop()
 
 if st.session_state.get("step-game") != game_id:
@@ -81,30 +84,77 @@ st.caption(
     f"{stored.warnings} warnings"
 )
 if view.differs:
-    st.warning("The current auditor's findings differ from the stored audit; the steps show the "
-               "current auditor's findings.")
+    st.warning(
+        "The current auditor's findings differ from the stored audit; the steps show the "
+        "current auditor's findings."
+    )
 
 step = st.session_state["step"] - 1
 buttons = st.columns([1, 1, 1, 1, 1, 1.3, 1.6])
-buttons[0].button("Start", icon=":material/first_page:", on_click=go, args=(0,),
-                  width="stretch", disabled=step == 0)
-buttons[1].button("Trick", icon=":material/keyboard_double_arrow_left:", on_click=go,
-                  args=(view.prev_trick(step),), width="stretch", disabled=step == 0,
-                  key="back-trick")
-buttons[2].button("Play", icon=":material/chevron_left:", on_click=go, args=(step - 1,),
-                  width="stretch", disabled=step == 0, key="back-play")
-buttons[3].button("Play", icon=":material/chevron_right:", on_click=go, args=(step + 1,),
-                  width="stretch", disabled=step == view.last, key="next-play")
-buttons[4].button("Trick", icon=":material/keyboard_double_arrow_right:", on_click=go,
-                  args=(view.next_trick(step),), width="stretch", disabled=step == view.last,
-                  key="next-trick")
+buttons[0].button(
+    "Start",
+    icon=":material/first_page:",
+    on_click=go,
+    args=(0,),
+    width="stretch",
+    disabled=step == 0,
+)
+buttons[1].button(
+    "Trick",
+    icon=":material/keyboard_double_arrow_left:",
+    on_click=go,
+    args=(view.prev_trick(step),),
+    width="stretch",
+    disabled=step == 0,
+    key="back-trick",
+)
+buttons[2].button(
+    "Play",
+    icon=":material/chevron_left:",
+    on_click=go,
+    args=(step - 1,),
+    width="stretch",
+    disabled=step == 0,
+    key="back-play",
+)
+buttons[3].button(
+    "Play",
+    icon=":material/chevron_right:",
+    on_click=go,
+    args=(step + 1,),
+    width="stretch",
+    disabled=step == view.last,
+    key="next-play",
+)
+buttons[4].button(
+    "Trick",
+    icon=":material/keyboard_double_arrow_right:",
+    on_click=go,
+    args=(view.next_trick(step),),
+    width="stretch",
+    disabled=step == view.last,
+    key="next-trick",
+)
 following = view.next_finding(step)
-buttons[5].button("Next finding", icon=":material/flag:", on_click=go, args=(following,),
-                  width="stretch", type="primary", disabled=following is None,
-                  key="next-finding")
-buttons[6].selectbox("Jump to trick", [n + 1 for n in sorted(view.trick_ends)], index=None,
-                     placeholder="Jump to trick…", key="jump-trick", on_change=jump_to_trick,
-                     label_visibility="collapsed")
+buttons[5].button(
+    "Next finding",
+    icon=":material/flag:",
+    on_click=go,
+    args=(following,),
+    width="stretch",
+    type="primary",
+    disabled=following is None,
+    key="next-finding",
+)
+buttons[6].selectbox(
+    "Jump to trick",
+    [n + 1 for n in sorted(view.trick_ends)],
+    index=None,
+    placeholder="Jump to trick…",
+    key="jump-trick",
+    on_change=jump_to_trick,
+    label_visibility="collapsed",
+)
 st.slider("Step", 1, view.last + 1, key="step", format="step %d")
 
 step = st.session_state["step"] - 1
@@ -129,9 +179,13 @@ with side:
         with st.expander(f"All findings ({len(view.findings)})", expanded=not here):
             for position, index in enumerate(view.finding_steps):
                 for finding in view.step_findings(index):
-                    st.button(f"{finding.code} · {view.position_text(finding)}",
-                              key=f"goto-{position}-{finding.code}", on_click=go,
-                              args=(index,), width="stretch")
+                    st.button(
+                        f"{finding.code} · {view.position_text(finding)}",
+                        key=f"goto-{position}-{finding.code}",
+                        on_click=go,
+                        args=(index,),
+                        width="stretch",
+                    )
 
 st.html(info_html(view, step))
 
@@ -142,10 +196,20 @@ def score_figure(view: ReplayView, step: int) -> graph_objects.Figure:
     final_x = len(view.trick_ends) + 1
     xs = [p.trick or final_x for p in points]
     figure = graph_objects.Figure()
-    figure.add_scatter(x=xs, y=[p.computed for p in points], name="computed", mode="lines+markers",
-                       line={"color": "#1e5631", "width": 3})
-    figure.add_scatter(x=xs, y=[p.recorded for p in points], name="recorded (table's claims)",
-                       mode="lines+markers", line={"color": "#ef6c00", "dash": "dash"})
+    figure.add_scatter(
+        x=xs,
+        y=[p.computed for p in points],
+        name="computed",
+        mode="lines+markers",
+        line={"color": "#1e5631", "width": 3},
+    )
+    figure.add_scatter(
+        x=xs,
+        y=[p.recorded for p in points],
+        name="recorded (table's claims)",
+        mode="lines+markers",
+        line={"color": "#ef6c00", "dash": "dash"},
+    )
     by_x = dict(zip(xs, (p.computed for p in points), strict=True))
     marks_x, marks_y, texts = [], [], []
     for finding in view.findings:
@@ -155,17 +219,28 @@ def score_figure(view: ReplayView, step: int) -> graph_objects.Figure:
         marks_y.append(by_x.get(x, 0))
         texts.append(f"{finding.code}<br>{finding.message[:90]}")
     if marks_x:
-        figure.add_scatter(x=marks_x, y=marks_y, name="findings", mode="markers",
-                           marker={"symbol": "x", "size": 14, "color": "#d32f2f"},
-                           hovertext=texts, hoverinfo="text")
+        figure.add_scatter(
+            x=marks_x,
+            y=marks_y,
+            name="findings",
+            mode="markers",
+            marker={"symbol": "x", "size": 14, "color": "#d32f2f"},
+            hovertext=texts,
+            hoverinfo="text",
+        )
     current = view.steps[step]
     if current.HasField("trick"):
         figure.add_vline(x=current.trick + 1, line_dash="dot", line_color="#555")
     figure.update_layout(
-        height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title="Defenders' points, trick by trick", legend={"orientation": "h", "y": -0.25},
-        xaxis={"tickvals": [*range(1, final_x), final_x],
-               "ticktext": [*(str(n) for n in range(1, final_x)), "final"], "title": "trick"},
+        height=320,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        title="Defenders' points, trick by trick",
+        legend={"orientation": "h", "y": -0.25},
+        xaxis={
+            "tickvals": [*range(1, final_x), final_x],
+            "ticktext": [*(str(n) for n in range(1, final_x)), "final"],
+            "title": "trick",
+        },
         yaxis={"title": "points"},
     )
     return figure
@@ -174,13 +249,16 @@ def score_figure(view: ReplayView, step: int) -> graph_objects.Figure:
 st.plotly_chart(score_figure(view, step), width="stretch", key="score-chart")
 
 with st.expander("Re-audit this game"):
-    st.write("Audit the stored record again, under its own ruleset or another, through the "
-             "service's audit path; the stored audit is not changed.")
+    st.write(
+        "Audit the stored record again, under its own ruleset or another, through the "
+        "service's audit path; the stored audit is not changed."
+    )
     choice = st.selectbox("Ruleset", ["(its own)", *BUILTIN], key="reaudit-ruleset")
     if st.button("Re-audit", key="reaudit"):
         chosen = None if choice == "(its own)" else get_ruleset(choice)
         report = run_audit(service_pb2.UploadRequest(game=record), chosen)
         assert isinstance(report, audit_pb2.AuditReport)
         codes = sorted({f.code for f in report.findings}) or ["none"]
-        st.write(f"{len(report.findings)} findings: {', '.join(codes)} (stored: "
-                 f"{len(stored.findings)}).")
+        st.write(
+            f"{len(report.findings)} findings: {', '.join(codes)} (stored: {len(stored.findings)})."
+        )

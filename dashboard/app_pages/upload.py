@@ -7,16 +7,19 @@ from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.uploads import ingest_files
 
 st.title("Upload records")
-st.write("Protobuf (`.pb`), protobuf JSON (`.json`, `.jsonl`) or text notation (`.txt`) files, "
-         "one or many; the eighty and Botzone formats are read too. Every record is audited "
-         "and stored with its findings; a file that cannot be read is reported and the others "
-         "are still stored.")
+st.write(
+    "Protobuf (`.pb`), protobuf JSON (`.json`, `.jsonl`) or text notation (`.txt`) files, "
+    "one or many; the eighty and Botzone formats are read too. Every record is audited "
+    "and stored with its findings; a file that cannot be read is reported and the others "
+    "are still stored."
+)
 
 files = st.file_uploader("Record files", accept_multiple_files=True, key="upload-files")
 if files and st.button("Audit and store", type="primary", key="upload-go"):
     with st.spinner("Auditing and storing…"):
-        outcome = ingest_files(data.sessions(), data.writable_tenant(),
-                               [(f.name, f.getvalue()) for f in files])
+        outcome = ingest_files(
+            data.sessions(), data.writable_tenant(), [(f.name, f.getvalue()) for f in files]
+        )
     data.changed()
     st.session_state["upload-outcome"] = outcome
 
@@ -35,25 +38,37 @@ if outcome is not None:
         if record.status == "rejected":
             st.error(f"{record.file}: record {record.record_id or '?'} rejected: {record.error}")
     if outcome.records:
-        st.dataframe(pd.DataFrame([
-            {
-                "file": r.file,
-                "record": r.record_id,
-                "status": r.status,
-                "breaches": r.breaches,
-                "scoring errors": r.scoring_errors,
-                "warnings": r.warnings,
-                "codes": ", ".join(r.codes),
-                "replay": ui.replay_url(r.game_ids[0]) if r.game_ids else None,
-            }
-            for r in outcome.records
-        ]), hide_index=True, width="stretch", key="upload-table", column_config={
-            "replay": st.column_config.LinkColumn("replay", display_text="open ▶"),
-        })
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "file": r.file,
+                        "record": r.record_id,
+                        "status": r.status,
+                        "breaches": r.breaches,
+                        "scoring errors": r.scoring_errors,
+                        "warnings": r.warnings,
+                        "codes": ", ".join(r.codes),
+                        "replay": ui.replay_url(r.game_ids[0]) if r.game_ids else None,
+                    }
+                    for r in outcome.records
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+            key="upload-table",
+            column_config={
+                "replay": st.column_config.LinkColumn("replay", display_text="open ▶"),
+            },
+        )
         for r in outcome.records:
             for n, game_id in enumerate(r.game_ids):
                 hand = f" hand {n + 1}" if len(r.game_ids) > 1 else ""
-                st.page_link(ui.REPLAY_PAGE, label=f"Replay {r.record_id}{hand} ({r.status})",
-                             query_params={"game": game_id}, icon=":material/play_arrow:")
+                st.page_link(
+                    ui.REPLAY_PAGE,
+                    label=f"Replay {r.record_id}{hand} ({r.status})",
+                    query_params={"game": game_id},
+                    icon=":material/play_arrow:",
+                )
     for note in outcome.notes:
         st.caption(note)

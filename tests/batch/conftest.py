@@ -24,9 +24,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hands = [generate_hand(("classic", "anhui")[s % 2], s) for s in range(CLEAN_HANDS + 2)]
     for i in PLANTED:
         hands[i] = plant_any(hands[i], rng)[0]
-    files = [
-        records_pb2.RecordFile(game=h) for h in hands
-    ]
+    files = [records_pb2.RecordFile(game=h) for h in hands]
     importers.write(files[:8], folder / "day1.pb", "pb")
     importers.write(files[8:12], folder / "day1.json", "json")
     (folder / "later").mkdir()

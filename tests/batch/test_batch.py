@@ -69,9 +69,15 @@ def test_local_to_folder(corpus: Path, tmp_path: Path) -> None:
         report = audit_game(record.game)
         (row,) = [r for r in rows if r.unit == unit[0]]
         assert (row.breaches, row.scoring_errors, row.warnings) == (
-            report.breaches, report.scoring_errors, report.warnings)
-        saved = json.loads((tmp_path / "out" / REPORTS / report_path(row.unit, row.record_id))
-                           .read_text(encoding="utf-8"))
+            report.breaches,
+            report.scoring_errors,
+            report.warnings,
+        )
+        saved = json.loads(
+            (tmp_path / "out" / REPORTS / report_path(row.unit, row.record_id)).read_text(
+                encoding="utf-8"
+            )
+        )
         assert saved["recordId"] == report.record_id
         assert len(saved.get("findings", [])) == len(report.findings)
     assert summary.findings > 0 and sum(summary.codes.values()) == summary.findings
@@ -151,10 +157,19 @@ def test_summary_json_from_the_command(corpus: Path, tmp_path: Path) -> None:
     app.callback()(lambda: None)
     register(app)
     report = tmp_path / "summary.json"
-    result = CliRunner().invoke(app, [
-        "audit-batch", str(corpus), "--out", str(tmp_path / "out"), "--workers", "2",
-        "--json", str(report),
-    ])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit-batch",
+            str(corpus),
+            "--out",
+            str(tmp_path / "out"),
+            "--workers",
+            "2",
+            "--json",
+            str(report),
+        ],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(report.read_text(encoding="utf-8"))
     assert summary["records"] == RECORDS and summary["hands"] == 19
@@ -162,15 +177,25 @@ def test_summary_json_from_the_command(corpus: Path, tmp_path: Path) -> None:
     findings = summary["findings"]
     assert findings["total"] == sum(findings["by_code"].values()) > 0
     assert findings["total"] == (
-        findings["breaches"] + findings["scoring_errors"] + findings["warnings"])
+        findings["breaches"] + findings["scoring_errors"] + findings["warnings"]
+    )
     tables = summary["worst_tables"]
     assert tables and tables == sorted(tables, key=lambda t: (-t["breaches"], -t["findings"]))
     for player in summary["worst_players"]:
         assert player["breaches_per_hand"] == round(player["breaches"] / player["hands"], 4)
     assert summary["new_hands"] == 19 and summary["elapsed_seconds"] > 0
-    rerun = CliRunner().invoke(app, [
-        "audit-batch", str(corpus), "--out", str(tmp_path / "out"), "--resume", "--json", "-",
-    ])
+    rerun = CliRunner().invoke(
+        app,
+        [
+            "audit-batch",
+            str(corpus),
+            "--out",
+            str(tmp_path / "out"),
+            "--resume",
+            "--json",
+            "-",
+        ],
+    )
     assert rerun.exit_code == 0, rerun.output
     assert '"new_records": 0' in rerun.stdout
 
@@ -179,8 +204,9 @@ def test_command_rejects_a_missing_source(tmp_path: Path) -> None:
     app = typer.Typer()
     app.callback()(lambda: None)
     register(app)
-    result = CliRunner().invoke(app, [
-        "audit-batch", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["audit-batch", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 2
 
 
@@ -188,6 +214,7 @@ def test_an_auditor_bug_fails_one_record_not_the_chunk(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chunk = list(units(expand([str(corpus / "day1.pb")])))
+
     def flaky(record: records_pb2.GameRecord) -> audit_pb2.AuditReport:
         if record.record_id == "classic-2":
             raise IndexError("boom")
@@ -223,15 +250,15 @@ def test_ray_backend_gives_identical_results(corpus: Path, tmp_path: Path) -> No
     try:
         backend = RayBackend()
         assert backend.workers == 2
-        summary = run_batch([str(corpus)], JsonFolderSink(tmp_path / "ray"), backend,
-                            chunk_size=3)
+        summary = run_batch([str(corpus)], JsonFolderSink(tmp_path / "ray"), backend, chunk_size=3)
         backend.close()
     finally:
         ray.shutdown()
     _run(corpus, tmp_path / "local", chunk_size=5)
     assert summary.records == RECORDS
     assert _ledger(tmp_path / "ray") == _ledger(tmp_path / "local")
-    for name in sorted(p.relative_to(tmp_path / "local") for p in
-                       (tmp_path / "local").rglob("*.json")):
+    for name in sorted(
+        p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*.json")
+    ):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
     assert [r.row for r in _all_results(corpus)] == _ledger(tmp_path / "local")

@@ -28,8 +28,10 @@ WAIT_MS = 60_000
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                       reason="needs Debian's chromium (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists() and not os.environ.get("CI"),
+        reason="needs Debian's chromium (apt-get install chromium)",
+    ),
 ]
 
 
@@ -52,8 +54,9 @@ def server(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     """``streamlit run`` on a free port against the seeded database; yields its base URL."""
     port = free_port()
     log = (tmp_path_factory.mktemp("streamlit") / "streamlit.log").open("wb")
-    process = subprocess.Popen(streamlit_command(port), env=streamlit_env(seeded.url),
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        streamlit_command(port), env=streamlit_env(seeded.url), stdout=log, stderr=subprocess.STDOUT
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(START_SECONDS * 4):
@@ -80,8 +83,7 @@ def browser() -> Iterator[object]:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"],
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         yield chromium
         chromium.close()
@@ -89,8 +91,11 @@ def browser() -> Iterator[object]:
 
 def settle(page: object) -> None:
     """Wait until Streamlit has finished running the script and charts are drawn."""
-    page.wait_for_selector("[data-testid=stStatusWidget]", state="detached",  # type: ignore[attr-defined]
-                           timeout=WAIT_MS)
+    page.wait_for_selector(
+        "[data-testid=stStatusWidget]",
+        state="detached",  # type: ignore[attr-defined]
+        timeout=WAIT_MS,
+    )
     page.wait_for_selector(".js-plotly-plot", timeout=WAIT_MS)  # type: ignore[attr-defined]
 
 
@@ -132,8 +137,9 @@ def test_replay_page_shows_cards_and_the_breach(
 def test_players_page_draws_its_charts(server: str, browser: object, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 1440, "height": 1500})  # type: ignore[attr-defined]
     page.goto(f"{server}/players")
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 5",
-                           timeout=WAIT_MS)
+    page.wait_for_function(
+        "document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=WAIT_MS
+    )
     settle(page)
     no_errors(page)
     assert page.locator(".js-plotly-plot").count() == 5

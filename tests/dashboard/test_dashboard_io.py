@@ -23,15 +23,18 @@ def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
     match = records_pb2.RecordFile(game=generate_hand("anhui", 8))
     files = [
         ("hand.pb", importers.dumps([hand], "pb")),
-        ("bad.txt", b"[Game \"x\"]\n[Ruleset \"classic\"]\nnonsense here\n"),
+        ("bad.txt", b'[Game "x"]\n[Ruleset "classic"]\nnonsense here\n'),
         ("hand.json", importers.dumps([match], "json")),
         ("empty.txt", b""),
     ]
     outcome = ingest_files(sessions, tenant, files)
     assert [(r.file, r.status) for r in outcome.records if r.status == "stored"] == [
-        ("hand.pb", "stored"), ("hand.json", "stored")]
+        ("hand.pb", "stored"),
+        ("hand.json", "stored"),
+    ]
     assert any(p.startswith("bad.txt") for p in outcome.problems) or any(
-        r.file == "bad.txt" and r.status == "rejected" for r in outcome.records)
+        r.file == "bad.txt" and r.status == "rejected" for r in outcome.records
+    )
     assert any(p.startswith("empty.txt") for p in outcome.problems)
     again = ingest_files(sessions, tenant, files[:1])
     assert again.count("duplicate") == 1 and again.records[0].game_ids
@@ -41,7 +44,11 @@ def test_samples_carry_faults_and_load_only_once(tmp_path: Path) -> None:
     records, planted = sample_records(hands=10, matches=1)
     assert planted == 2 and len(records) == 11
     assert {r.game.ruleset for r in records if r.WhichOneof("record") == "game"} >= {
-        "classic", "shuangsheng", "anhui", "changshu"}
+        "classic",
+        "shuangsheng",
+        "anhui",
+        "changshu",
+    }
     sessions = session_factory(make_engine(make_db(tmp_path / "s.db")))
     assert is_empty(sessions)
     first = load_samples(sessions, hands=4, matches=0)

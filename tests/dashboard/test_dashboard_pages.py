@@ -137,10 +137,12 @@ def test_upload_reports_the_bad_file_and_stores_the_good_one(
     monkeypatch.setenv(ENV_URL, make_db(tmp_path / "upload.db"))
     good = importers.dumps([records_pb2.RecordFile(game=generate_hand("classic", 42))], "text")
     at = page("upload")
-    at.file_uploader(key="upload-files").set_value([
-        ("broken.json", b"{not json", "application/json"),
-        ("good.txt", good, "text/plain"),
-    ]).run()
+    at.file_uploader(key="upload-files").set_value(
+        [
+            ("broken.json", b"{not json", "application/json"),
+            ("good.txt", good, "text/plain"),
+        ]
+    ).run()
     at.button(key="upload-go").click().run()
     assert not at.exception
     assert any("1 stored" in s.value for s in at.success)

@@ -64,8 +64,11 @@ def test_revoke_shows_legal_alternative_at_its_step() -> None:
 
 def test_throw_not_enforced_marks_the_beating_cards() -> None:
     view = view_of("THROW_NOT_ENFORCED")
-    index = next(i for i in view.finding_steps
-                 if any(f.code == "THROW_NOT_ENFORCED" for f in view.step_findings(i)))
+    index = next(
+        i
+        for i in view.finding_steps
+        if any(f.code == "THROW_NOT_ENFORCED" for f in view.step_findings(i))
+    )
     finding = next(f for f in view.step_findings(index) if f.code == "THROW_NOT_ENFORCED")
     holders = {b.seat for b in finding.evidence.beaten_by}
     marks = view.marks(index)

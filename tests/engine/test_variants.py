@@ -82,7 +82,9 @@ def labels(units: Sequence[Unit]) -> list[str]:
 @pytest.mark.parametrize("ruleset", [CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU], ids=lambda r: r.id)
 def test_variant_fields_default_to_the_presets_behaviour(ruleset: Ruleset) -> None:
     assert (ruleset.order.throw_tractor_duty, ruleset.order.throw_compare) == (
-        True, ThrowCompare.LARGEST_UNIT)
+        True,
+        ThrowCompare.LARGEST_UNIT,
+    )
     assert ruleset.throw.forced_unit is ForcedUnit.SMALLEST
     assert ruleset.throw.penalty_basis in (PenaltyBasis.ATTEMPT, PenaltyBasis.FORCED_UNIT)
     assert (ruleset.kitty.per_card, ruleset.kitty.throw_per_card) == (0, 0)
@@ -94,16 +96,24 @@ def test_variant_fields_default_to_the_presets_behaviour(ruleset: Ruleset) -> No
 
 
 def test_variant_fields_load_from_a_house_variant_file() -> None:
-    loaded = ruleset_from_mapping({
-        "base": "classic", "id": "foreign-like",
-        "order": {"throw_tractor_duty": False, "throw_compare": "highest_card"},
-        "throw": {"forced_unit": "lowest_beaten_card", "penalty_basis": "beatable_units"},
-        "kitty": {"per_card": 1, "throw_per_card": 2},
-        "bidding": {"ladder": ["1:*", "2:*", "2:LJ", "2:BJ"], "declare_bids": ["1:*"],
-                    "overcall_bids": ["2:*", "2:LJ", "2:BJ"], "chao_di_bids": [],
-                    "max_overcalls": 1, "fallback_first_hand": "recorded",
-                    "fallback_later_hands": "no_trump"},
-    })
+    loaded = ruleset_from_mapping(
+        {
+            "base": "classic",
+            "id": "foreign-like",
+            "order": {"throw_tractor_duty": False, "throw_compare": "highest_card"},
+            "throw": {"forced_unit": "lowest_beaten_card", "penalty_basis": "beatable_units"},
+            "kitty": {"per_card": 1, "throw_per_card": 2},
+            "bidding": {
+                "ladder": ["1:*", "2:*", "2:LJ", "2:BJ"],
+                "declare_bids": ["1:*"],
+                "overcall_bids": ["2:*", "2:LJ", "2:BJ"],
+                "chao_di_bids": [],
+                "max_overcalls": 1,
+                "fallback_first_hand": "recorded",
+                "fallback_later_hands": "no_trump",
+            },
+        }
+    )
     assert loaded.order.throw_compare is ThrowCompare.HIGHEST_CARD
     assert loaded.throw.forced_unit is ForcedUnit.LOWEST_BEATEN_CARD
     assert loaded.throw.penalty_basis is PenaltyBasis.BEATABLE_UNITS
@@ -334,28 +344,41 @@ def bid(seat: int, kind: BidKind, tokens: str) -> Bid:
 
 
 def test_variant_bid_max_overcalls_caps_the_snatches() -> None:
-    capped = variant(bidding=BiddingRule(
-        ladder=UNRANKED, overcall_bids=UNRANKED[1:], chao_di_bids=(), lock=False,
-        declarer_may_overcall=True, max_overcalls=1,
-    ))
+    capped = variant(
+        bidding=BiddingRule(
+            ladder=UNRANKED,
+            overcall_bids=UNRANKED[1:],
+            chao_di_bids=(),
+            lock=False,
+            declarer_may_overcall=True,
+            max_overcalls=1,
+        )
+    )
     state = start_bidding(SIX, first_hand=True)
     for b in (bid(0, BidKind.DECLARE, "H6"), bid(1, BidKind.OVERCALL, "D6 D6")):
         state = apply_bid(capped, state, b, hand=HAND)
     third = bid(2, BidKind.OVERCALL, "LJ LJ")
     assert check_bid(capped, state, third, hand=HAND) == (
-        "variant allows 1 overcall(s) in a hand; 1 made already")
+        "variant allows 1 overcall(s) in a hand; 1 made already"
+    )
     uncapped = variant(bidding=dataclasses.replace(capped.bidding, max_overcalls=None))
     assert check_bid(uncapped, state, third, hand=HAND) is None
 
 
 def test_variant_bid_lock_on_an_unranked_pair_ladder() -> None:
     # The 80-fen program: a level pair of any suit is one rung; a lock stands on it.
-    rule = variant(bidding=BiddingRule(
-        ladder=UNRANKED, declare_bids=UNRANKED, overcall_bids=UNRANKED[1:], chao_di_bids=(),
-    ))
+    rule = variant(
+        bidding=BiddingRule(
+            ladder=UNRANKED,
+            declare_bids=UNRANKED,
+            overcall_bids=UNRANKED[1:],
+            chao_di_bids=(),
+        )
+    )
     validate(rule)  # a lock needs each suit's pair on the ladder, or 2:*
-    state = apply_bid(rule, start_bidding(SIX, first_hand=True), bid(0, BidKind.DECLARE, "H6"),
-                      hand=HAND)
+    state = apply_bid(
+        rule, start_bidding(SIX, first_hand=True), bid(0, BidKind.DECLARE, "H6"), hand=HAND
+    )
     assert check_bid(rule, state, bid(1, BidKind.OVERCALL, "S6 S6"), hand=HAND) is None
     locked = apply_bid(rule, state, bid(0, BidKind.LOCK, "H6"), hand=HAND)
     assert locked.standing is not None and locked.standing.entry == "2:*"
@@ -368,8 +391,11 @@ KITTY = parse_cards("S3 H4 C5 D6 S7 H8 C9 DT")
 
 
 def _nobody_bid(fallback: TrumpFallback) -> Ruleset:
-    return variant(bidding=dataclasses.replace(
-        CLASSIC.bidding, fallback_first_hand=fallback, fallback_later_hands=fallback))
+    return variant(
+        bidding=dataclasses.replace(
+            CLASSIC.bidding, fallback_first_hand=fallback, fallback_later_hands=fallback
+        )
+    )
 
 
 def test_variant_fallback_no_trump_first_drawer_deals() -> None:

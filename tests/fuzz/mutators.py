@@ -46,22 +46,99 @@ BIG = (-(2**31), -(2**31) + 1, -1000, -5, -1, 2**31 - 1, 10**6)
 SEATS = (*BIG, 4, 5, 8, 99)
 ENUMS = (*BIG, 6, 7, 99, 127, 128)
 RANKS = ("", "2", "10", "A", "a", "1", "0", "Z", "22", "T ", "\u0662", "ⅷ")
-WILD_TEXT = ("", " ", "\n", "#", "\"", "\\", "[Game \"x\"]", "\u2028", "\x85", "é" * 300, "\t;|")
+WILD_TEXT = ("", " ", "\n", "#", '"', "\\", '[Game "x"]', "\u2028", "\x85", "é" * 300, "\t;|")
 WILD_JSON: tuple[Any, ...] = (
-    None, True, False, 0, -1, 1, 2, 3, 4, 14, 15, 53, 54, 99, 100, 107, 108, 2**31, -(2**31) - 1,
-    2**63, 10**40, 0.5, -0.0, 2.0, 1e308, float("nan"), float("inf"), "", "x", "SA", "2", "0",
-    "²", "\u0663", "-7", "9" * 40, "\x00", [], [0], [[]], {}, {"": None}, {"seq": 1, "type": "x"},
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2,
+    3,
+    4,
+    14,
+    15,
+    53,
+    54,
+    99,
+    100,
+    107,
+    108,
+    2**31,
+    -(2**31) - 1,
+    2**63,
+    10**40,
+    0.5,
+    -0.0,
+    2.0,
+    1e308,
+    float("nan"),
+    float("inf"),
+    "",
+    "x",
+    "SA",
+    "2",
+    "0",
+    "²",
+    "\u0663",
+    "-7",
+    "9" * 40,
+    "\x00",
+    [],
+    [0],
+    [[]],
+    {},
+    {"": None},
+    {"seq": 1, "type": "x"},
 )
 JSON_SNIPPETS = (
-    "[" * 3000, "{\"a\":" * 2000, "1" * 5000, "-" + "9" * 4400, "NaN", "-Infinity", "1e999",
-    "\"\\ud800\"", "\"\\u0000\"", "\ufeff", "\x00", "]", "}", ",", "\"", "null", "[]", "{}",
+    "[" * 3000,
+    '{"a":' * 2000,
+    "1" * 5000,
+    "-" + "9" * 4400,
+    "NaN",
+    "-Infinity",
+    "1e999",
+    '"\\ud800"',
+    '"\\u0000"',
+    "\ufeff",
+    "\x00",
+    "]",
+    "}",
+    ",",
+    '"',
+    "null",
+    "[]",
+    "{}",
 )
 TEXT_SNIPPETS = (
-    "[Game \"g\"]", "[Match \"m\"]", "[EndMatch]", "[Levels \"2\" \"Z\"]", "[Dealer \"99\"]",
-    "[Overrides \"{\\\"decks\\\": 9}\"]", "bid 0 99: S2", "bid 9 declare: S2 trump=77",
-    "trick 1 @7: SA | -", "trick 99999999999 @0: SA", "claim points=99999999999",
-    "claim result=77+3", "; split () ()", " => ", " | ", " @-5 ", "#", "\"", "\\", "\r",
-    "1" * 5000, "\u0663", "\x00", "\u2028", "\n\n", "hand 0: " + " ".join(TOKENS * 2),
+    '[Game "g"]',
+    '[Match "m"]',
+    "[EndMatch]",
+    '[Levels "2" "Z"]',
+    '[Dealer "99"]',
+    '[Overrides "{\\"decks\\": 9}"]',
+    "bid 0 99: S2",
+    "bid 9 declare: S2 trump=77",
+    "trick 1 @7: SA | -",
+    "trick 99999999999 @0: SA",
+    "claim points=99999999999",
+    "claim result=77+3",
+    "; split () ()",
+    " => ",
+    " | ",
+    " @-5 ",
+    "#",
+    '"',
+    "\\",
+    "\r",
+    "1" * 5000,
+    "\u0663",
+    "\x00",
+    "\u2028",
+    "\n\n",
+    "hand 0: " + " ".join(TOKENS * 2),
 )
 HUGE = (5_000, 10_000)
 
@@ -80,8 +157,12 @@ def match_source(ruleset: str, seed: int) -> records_pb2.MatchRecord:
 
 
 FOREIGN = {
-    "eighty": ("deal-25-tricks.json", "deal-shapes.json", "deal-25-tricks.envelope.json",
-               "bad-card.json"),
+    "eighty": (
+        "deal-25-tricks.json",
+        "deal-shapes.json",
+        "deal-25-tricks.envelope.json",
+        "bad-card.json",
+    ),
     "botzone": ("full-deal.json", "full-deal.platform.json", "bad-card.json"),
 }
 """Fixtures per foreign format that cases start from."""
@@ -227,14 +308,14 @@ def add_split(game: records_pb2.GameRecord, rng: random.Random) -> None:
 
 def truncate_tricks(game: records_pb2.GameRecord, rng: random.Random) -> None:
     """Cut the hand short after any trick (or before the first)."""
-    del game.tricks[rng.randrange(len(game.tricks) + 1):]
+    del game.tricks[rng.randrange(len(game.tricks) + 1) :]
 
 
 def truncate_plays(game: records_pb2.GameRecord, rng: random.Random) -> None:
     """Cut a trick short, down to no plays at all."""
     trick = _pick(rng, game.tricks)
     if trick is not None:
-        del trick.plays[rng.randrange(len(trick.plays) + 1):]
+        del trick.plays[rng.randrange(len(trick.plays) + 1) :]
 
 
 def drop_item(game: records_pb2.GameRecord, rng: random.Random) -> None:
@@ -301,8 +382,9 @@ def wild_context(game: records_pb2.GameRecord, rng: random.Random) -> None:
     ctx = game.context
     roll = rng.random()
     if roll < 0.3:
-        setattr(ctx, rng.choice(("team0_level", "team1_level")),
-                rng.choice((*RANKS, *RANK_LETTERS)))
+        setattr(
+            ctx, rng.choice(("team0_level", "team1_level")), rng.choice((*RANKS, *RANK_LETTERS))
+        )
     elif roll < 0.5:
         ctx.first_hand = not ctx.first_hand
     elif roll < 0.6:
@@ -329,7 +411,7 @@ def wild_drawn_count(game: records_pb2.GameRecord, rng: random.Random) -> None:
 def wild_overrides(rng: random.Random) -> str:
     """Ruleset overrides JSON: known fields with values of any type, or text that is no object."""
     if rng.random() < 0.2:
-        return rng.choice(("", "{}", "[]", "null", "{", "\"x\"", *JSON_SNIPPETS))
+        return rng.choice(("", "{}", "[]", "null", "{", '"x"', *JSON_SNIPPETS))
     base = get_ruleset(rng.choice(RULESETS))
     data: dict[str, Any] = {}
     for _ in range(rng.randint(1, 3)):
@@ -345,8 +427,7 @@ def wild_overrides(rng: random.Random) -> str:
             name = rng.choice(dataclasses.fields(Ruleset)).name
             data[name] = _override_value(rng, getattr(base, name))
         else:
-            data[rng.choice(("base", "id", "nope", ""))] = rng.choice(
-                (*PRESETS, *WILD_JSON[:20]))
+            data[rng.choice(("base", "id", "nope", ""))] = rng.choice((*PRESETS, *WILD_JSON[:20]))
     return json.dumps(data, default=str)
 
 
@@ -360,8 +441,10 @@ def _override_value(rng: random.Random, current: Any) -> Any:
     if isinstance(current, int):
         return current + rng.choice((-current, -current - 1, -1, 1, 2, 3, 13, 10**6, -(10**6)))
     if isinstance(current, tuple):
-        items = [dataclasses.asdict(i) if dataclasses.is_dataclass(i) and not isinstance(i, type)
-                 else i for i in current]
+        items = [
+            dataclasses.asdict(i) if dataclasses.is_dataclass(i) and not isinstance(i, type) else i
+            for i in current
+        ]
         if items and rng.random() < 0.5:
             i = rng.randrange(len(items))
             items[i] = mutate_json(items[i], rng)
@@ -425,8 +508,9 @@ def huge_field(game: records_pb2.GameRecord, rng: random.Random) -> None:
             game.tricks.add().CopyFrom(model[i % len(model)])
     elif what == 1 and game.tricks:
         trick = rng.choice(game.tricks)
-        trick.plays.extend(records_pb2.Play(seat=i % 4, cards=[rng.choice(TOKENS)])
-                           for i in range(size // 4))
+        trick.plays.extend(
+            records_pb2.Play(seat=i % 4, cards=[rng.choice(TOKENS)]) for i in range(size // 4)
+        )
     elif what == 2:
         cards = _pick(rng, [c for c in _card_lists(game) if c])  # a follow's attempt is unread
         if cards is not None:
@@ -448,10 +532,28 @@ GameMutator = Callable[[records_pb2.GameRecord, random.Random], None]
 GAME_MUTATORS: dict[str, GameMutator] = {
     f.__name__: f
     for f in (
-        drop_card, duplicate_card, swap_cards, move_card, replace_card, change_seat,
-        add_attempt, add_split, truncate_tricks, truncate_plays, drop_item, duplicate_item,
-        swap_items, wild_enum, wild_claim, wild_context, wild_drawn_count, wild_ruleset,
-        wild_strings, to_dealt_hands, drop_deal, huge_field,
+        drop_card,
+        duplicate_card,
+        swap_cards,
+        move_card,
+        replace_card,
+        change_seat,
+        add_attempt,
+        add_split,
+        truncate_tricks,
+        truncate_plays,
+        drop_item,
+        duplicate_item,
+        swap_items,
+        wild_enum,
+        wild_claim,
+        wild_context,
+        wild_drawn_count,
+        wild_ruleset,
+        wild_strings,
+        to_dealt_hands,
+        drop_deal,
+        huge_field,
     )
 }
 GAME_WEIGHTS = {name: 0.02 if name == "huge_field" else 1.0 for name in GAME_MUTATORS}
@@ -459,16 +561,29 @@ GAME_WEIGHTS = {name: 0.02 if name == "huge_field" else 1.0 for name in GAME_MUT
 
 
 REAL_DAMAGE = (
-    "drop_card", "duplicate_card", "swap_cards", "move_card", "replace_card", "change_seat",
-    "add_attempt", "add_split", "truncate_tricks", "truncate_plays", "drop_item",
-    "duplicate_item", "swap_items", "wild_claim", "wild_context",
+    "drop_card",
+    "duplicate_card",
+    "swap_cards",
+    "move_card",
+    "replace_card",
+    "change_seat",
+    "add_attempt",
+    "add_split",
+    "truncate_tricks",
+    "truncate_plays",
+    "drop_item",
+    "duplicate_item",
+    "swap_items",
+    "wild_claim",
+    "wild_context",
 )
 """The damage real logs show: wrong, lost or repeated cards, plays and tricks, wrong seats,
 failed throws and splits as the table stated them, wrong claims."""
 
 
-def damage(game: records_pb2.GameRecord, rng: random.Random, times: int,
-           names: Sequence[str] | None = None) -> Steps:
+def damage(
+    game: records_pb2.GameRecord, rng: random.Random, times: int, names: Sequence[str] | None = None
+) -> Steps:
     """Apply ``times`` random game mutators among ``names`` (default: all but huge fields)."""
     names = names or [n for n in GAME_MUTATORS if n != "huge_field"]
     steps = tuple((rng.choice(names), rng.getrandbits(32)) for _ in range(times))
@@ -538,8 +653,15 @@ def wild_match_claim(match: records_pb2.MatchRecord, rng: random.Random) -> None
 MatchMutator = Callable[[records_pb2.MatchRecord, random.Random], None]
 MATCH_MUTATORS: dict[str, MatchMutator] = {
     f.__name__: f
-    for f in (damage_hand, drop_hand, duplicate_hand, swap_hands, wild_players,
-              wild_match_ruleset, wild_match_claim)
+    for f in (
+        damage_hand,
+        drop_hand,
+        duplicate_hand,
+        swap_hands,
+        wild_players,
+        wild_match_ruleset,
+        wild_match_claim,
+    )
 }
 
 
@@ -590,7 +712,7 @@ def mutate_json(doc: Any, rng: random.Random) -> Any:
         other = rng.randrange(len(parent))
         parent[key], parent[other] = parent[other], value
     elif op == "truncate" and isinstance(value, list):
-        del value[rng.randrange(len(value) + 1):]
+        del value[rng.randrange(len(value) + 1) :]
     elif op == "rename" and isinstance(parent, dict):
         parent[rng.choice((*parent, "", "x", key.upper()))] = parent.pop(key)
     elif op == "huge" and isinstance(value, list) and value:
@@ -614,8 +736,15 @@ def _text_edit(text: str, rng: random.Random, snippets: Sequence[str]) -> str:
     if op == 2:  # truncate
         return text[:i]
     if op == 3:  # one character becomes another
-        return text[:i] + chr(rng.choice((0, 9, 10, 13, 35, 34, 92, 0x85, 0x2028, 0x1F0A1,
-                                          rng.randrange(32, 0x3000)))) + text[i + 1:]
+        return (
+            text[:i]
+            + chr(
+                rng.choice(
+                    (0, 9, 10, 13, 35, 34, 92, 0x85, 0x2028, 0x1F0A1, rng.randrange(32, 0x3000))
+                )
+            )
+            + text[i + 1 :]
+        )
     lines = text.split("\n")
     k, m = rng.randrange(len(lines)), rng.randrange(len(lines))
     if op == 4:  # drop a line
@@ -649,7 +778,7 @@ def edit_bytes(data: bytes, rng: random.Random) -> bytes:
     i, j = sorted((rng.randrange(len(data) + 1), rng.randrange(len(data) + 1)))
     op = rng.randrange(6)
     if op == 0 and i < len(data):
-        return data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        return data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1 :]
     if op == 1:
         return data[:i] + data[j:]
     if op == 2:
@@ -657,8 +786,13 @@ def edit_bytes(data: bytes, rng: random.Random) -> bytes:
     if op == 3:
         return data[:i] + rng.randbytes(j - i) + data[j:]
     if op == 4:
-        return data[:i] + rng.choice((b"\xff" * 10, b"\x80" * 11, b"\x0a\xff\xff\xff\x0f",
-                                      b"\x52\x00", b"\x00")) + data[i:]
+        return (
+            data[:i]
+            + rng.choice(
+                (b"\xff" * 10, b"\x80" * 11, b"\x0a\xff\xff\xff\x0f", b"\x52\x00", b"\x00")
+            )
+            + data[i:]
+        )
     return data[:i]
 
 
@@ -667,14 +801,16 @@ def envelope(document: Any, rng: random.Random | None = None) -> dict[str, Any]:
     raw = json.dumps(document).encode()
     data = base64.b64encode(gzip.compress(raw, mtime=0)).decode()
     if rng is not None and rng.random() < 0.3:
-        data = rng.choice((
-            data[: rng.randrange(len(data))],
-            data + "=",
-            "!" + data,
-            base64.b64encode(raw).decode(),  # not gzip
-            base64.b64encode(gzip.compress(b"\xff\xfe{", mtime=0)).decode(),  # not UTF-8
-            base64.b64encode(gzip.compress(raw[: len(raw) // 2], mtime=0)).decode(),
-        ))
+        data = rng.choice(
+            (
+                data[: rng.randrange(len(data))],
+                data + "=",
+                "!" + data,
+                base64.b64encode(raw).decode(),  # not gzip
+                base64.b64encode(gzip.compress(b"\xff\xfe{", mtime=0)).decode(),  # not UTF-8
+                base64.b64encode(gzip.compress(raw[: len(raw) // 2], mtime=0)).decode(),
+            )
+        )
     return {"encoding": "gzip+base64", "replayVersion": 2, "bytes": len(raw), "data": data}
 
 
@@ -684,8 +820,10 @@ def wrap(fmt: str, document: Any, how: str, rng: random.Random) -> Any:
         return envelope(document, rng)
     if how == "row" and fmt == "eighty":
         stored = envelope(document, rng) if rng.random() < 0.5 else document
-        return {"replay_json": json.dumps(stored), "completed_at": rng.choice(
-            (1_700_000_000, 0, -1, 2**40, 10**20, -(10**20), "x", None))}
+        return {
+            "replay_json": json.dumps(stored),
+            "completed_at": rng.choice((1_700_000_000, 0, -1, 2**40, 10**20, -(10**20), "x", None)),
+        }
     if how == "list":
         return [document, copy.deepcopy(document)]
     return document
@@ -694,8 +832,9 @@ def wrap(fmt: str, document: Any, how: str, rng: random.Random) -> Any:
 WRAPPINGS = ("raw", "envelope", "row", "list")
 
 
-def apply(mutators: Mapping[str, Callable[[T, random.Random], None]], target: T,
-          steps: Steps) -> None:
+def apply(
+    mutators: Mapping[str, Callable[[T, random.Random], None]], target: T, steps: Steps
+) -> None:
     """Run each step's mutator on ``target`` (in place) with a generator seeded by the step."""
     for name, seed in steps:
         mutators[name](target, random.Random(seed))
@@ -711,13 +850,13 @@ def fold(edits: Mapping[str, Callable[[T, random.Random], T]], value: T, steps: 
 BYTE_EDITS = {"bytes": edit_bytes}
 NOTATION_EDITS = {"notation": edit_notation}
 JSON_EDITS: dict[str, Callable[[Any, random.Random], Any]] = {
-    "tree": mutate_json, "text": edit_json_text,
+    "tree": mutate_json,
+    "text": edit_json_text,
 }
 """``tree`` edits a parsed document, ``text`` its serialized text (see ``fold_json``)."""
 
 
-def fold_json(document: Any, steps: Steps,
-              wrapper: Callable[[Any], Any] | None = None) -> str:
+def fold_json(document: Any, steps: Steps, wrapper: Callable[[Any], Any] | None = None) -> str:
     """The document after its ``tree`` edits, wrapped, serialized, after its ``text`` edits."""
     document = fold(JSON_EDITS, document, tuple(s for s in steps if s[0] == "tree"))
     if wrapper is not None:
@@ -725,9 +864,12 @@ def fold_json(document: Any, steps: Steps,
     return fold(JSON_EDITS, json.dumps(document), tuple(s for s in steps if s[0] == "text"))
 
 
-def draw_steps(rng: random.Random, weights: Mapping[str, float], most: int,
-               least: int = 1) -> Steps:
+def draw_steps(
+    rng: random.Random, weights: Mapping[str, float], most: int, least: int = 1
+) -> Steps:
     """Between ``least`` and ``most`` steps, mutators picked by weight."""
     names, values = list(weights), list(weights.values())
-    return tuple((rng.choices(names, values)[0], rng.getrandbits(32))
-                 for _ in range(rng.randint(least, most)))
+    return tuple(
+        (rng.choices(names, values)[0], rng.getrandbits(32))
+        for _ in range(rng.randint(least, most))
+    )

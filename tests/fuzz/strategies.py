@@ -64,20 +64,35 @@ match_cases = st.builds(
     audit_as=st.sampled_from(AUDIT_AS),
 )
 sources = st.one_of(
-    st.builds(GameCase, ruleset=st.sampled_from(RULESETS), seed=st.integers(0, SEEDS - 1),
-              first_hand=st.booleans(), steps=steps(SMALL_GAME_MUTATORS, 0, 4)),
-    st.builds(MatchCase, ruleset=st.sampled_from(RULESETS), seed=st.integers(0, 2),
-              steps=steps(MATCH_MUTATORS, 0, 3)),
+    st.builds(
+        GameCase,
+        ruleset=st.sampled_from(RULESETS),
+        seed=st.integers(0, SEEDS - 1),
+        first_hand=st.booleans(),
+        steps=steps(SMALL_GAME_MUTATORS, 0, 4),
+    ),
+    st.builds(
+        MatchCase,
+        ruleset=st.sampled_from(RULESETS),
+        seed=st.integers(0, 2),
+        steps=steps(MATCH_MUTATORS, 0, 3),
+    ),
 )
 """Damaged records to serialize for the importers (audited as they are)."""
 
-pb_cases = st.builds(PbCase, source=sources, edits=steps(BYTE_EDITS, 0, 3),
-                     strict=st.booleans(),
-                     framing=st.sampled_from(("stream", "stream2", "message")))
-json_cases = st.builds(JsonCase, source=sources, edits=steps(("tree", "text"), 0, 3),
-                       strict=st.booleans())
-text_cases = st.builds(TextCase, source=sources, edits=steps(NOTATION_EDITS, 0, 4),
-                       strict=st.booleans())
+pb_cases = st.builds(
+    PbCase,
+    source=sources,
+    edits=steps(BYTE_EDITS, 0, 3),
+    strict=st.booleans(),
+    framing=st.sampled_from(("stream", "stream2", "message")),
+)
+json_cases = st.builds(
+    JsonCase, source=sources, edits=steps(("tree", "text"), 0, 3), strict=st.booleans()
+)
+text_cases = st.builds(
+    TextCase, source=sources, edits=steps(NOTATION_EDITS, 0, 4), strict=st.booleans()
+)
 foreign_cases = st.sampled_from(sorted(FOREIGN)).flatmap(
     lambda fmt: st.builds(
         ForeignCase,

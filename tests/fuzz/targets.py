@@ -121,8 +121,9 @@ def check_hash(record: records_pb2.GameRecord | records_pb2.MatchRecord) -> None
     assert len(content_hash(record)) == 64
 
 
-def check_game(record: records_pb2.GameRecord, audit_as: str | None = None,
-               with_steps: bool = False) -> audit_pb2.AuditReport:
+def check_game(
+    record: records_pb2.GameRecord, audit_as: str | None = None, with_steps: bool = False
+) -> audit_pb2.AuditReport:
     """Audit one hand and check the report."""
     check_hash(record)
     ruleset = None if audit_as is None else get_ruleset(audit_as)
@@ -131,8 +132,9 @@ def check_game(record: records_pb2.GameRecord, audit_as: str | None = None,
     return report
 
 
-def check_match(record: records_pb2.MatchRecord,
-                audit_as: str | None = None) -> audit_pb2.MatchAuditReport:
+def check_match(
+    record: records_pb2.MatchRecord, audit_as: str | None = None
+) -> audit_pb2.MatchAuditReport:
     """Audit a match and check its report and every hand's."""
     check_hash(record)
     ruleset = None if audit_as is None else get_ruleset(audit_as)
@@ -144,9 +146,11 @@ def check_match(record: records_pb2.MatchRecord,
     # ruleset is skipped; every other hand has its report, in order.
     rejected = {v.field for v in report.rejections}
     stopped = any(not field.startswith("hands[") for field in rejected)
-    audited = [] if stopped else [
-        i for i in range(len(record.hands)) if f"hands[{i}].ruleset" not in rejected
-    ]
+    audited = (
+        []
+        if stopped
+        else [i for i in range(len(record.hands)) if f"hands[{i}].ruleset" not in rejected]
+    )
     assert len(report.hands) == len(audited), "a hand of the match has no report"
     for i, hand in zip(audited, report.hands, strict=True):
         assert hand.record_id == record.hands[i].record_id
@@ -242,9 +246,14 @@ class GameCase:
 
     @classmethod
     def draw(cls, rng: random.Random) -> GameCase:
-        return cls(rng.choice(RULESETS), rng.randrange(SEEDS), rng.random() < 0.5,
-                   draw_steps(rng, GAME_WEIGHTS, 6),
-                   rng.choice(AUDIT_AS) if rng.random() < 0.2 else None, rng.random() < 0.1)
+        return cls(
+            rng.choice(RULESETS),
+            rng.randrange(SEEDS),
+            rng.random() < 0.5,
+            draw_steps(rng, GAME_WEIGHTS, 6),
+            rng.choice(AUDIT_AS) if rng.random() < 0.2 else None,
+            rng.random() < 0.1,
+        )
 
 
 @dataclass(frozen=True)
@@ -267,9 +276,12 @@ class MatchCase:
 
     @classmethod
     def draw(cls, rng: random.Random) -> MatchCase:
-        return cls(rng.choice(RULESETS), rng.randrange(3),
-                   draw_steps(rng, dict.fromkeys(MATCH_MUTATORS, 1.0), 4),
-                   rng.choice(AUDIT_AS) if rng.random() < 0.2 else None)
+        return cls(
+            rng.choice(RULESETS),
+            rng.randrange(3),
+            draw_steps(rng, dict.fromkeys(MATCH_MUTATORS, 1.0), 4),
+            rng.choice(AUDIT_AS) if rng.random() < 0.2 else None,
+        )
 
 
 def _draw_source(rng: random.Random) -> GameCase | MatchCase:
@@ -308,13 +320,21 @@ class PbCase(EncodedCase):
             data = getattr(record, which or "game").SerializeToString()
         else:
             data = dumps([record] * (2 if self.framing == "stream2" else 1), "pb")
-        check_import(fold(BYTE_EDITS, data, self.edits), "fuzz.pb",
-                     "auto" if self.source.seed % 2 else "pb", self.strict)
+        check_import(
+            fold(BYTE_EDITS, data, self.edits),
+            "fuzz.pb",
+            "auto" if self.source.seed % 2 else "pb",
+            self.strict,
+        )
 
     @classmethod
     def draw(cls, rng: random.Random) -> PbCase:
-        return cls(_draw_source(rng), draw_steps(rng, dict.fromkeys(BYTE_EDITS, 1.0), 3, 0),
-                   rng.random() < 0.2, rng.choice(("stream", "stream2", "message")))
+        return cls(
+            _draw_source(rng),
+            draw_steps(rng, dict.fromkeys(BYTE_EDITS, 1.0), 3, 0),
+            rng.random() < 0.2,
+            rng.choice(("stream", "stream2", "message")),
+        )
 
 
 @dataclass(frozen=True)
@@ -334,8 +354,9 @@ class JsonCase(EncodedCase):
             else:
                 assert again.errors, "protobuf JSON with a bad token was read without a problem"
             return
-        check_import(fold_json(json.loads(text), self.edits).encode(), "fuzz.json", "json",
-                     self.strict)
+        check_import(
+            fold_json(json.loads(text), self.edits).encode(), "fuzz.json", "json", self.strict
+        )
 
     @classmethod
     def draw(cls, rng: random.Random) -> JsonCase:
@@ -361,8 +382,9 @@ class TextCase(EncodedCase):
             again = read_text(text, "fuzz.txt", strict=True)
             assert again.records == [canonical(record)], "notation does not read back the same"
         data = fold(NOTATION_EDITS, text, self.edits)
-        check_import(data.encode(), "fuzz.txt", "text" if self.source.seed % 2 else "auto",
-                     self.strict)
+        check_import(
+            data.encode(), "fuzz.txt", "text" if self.source.seed % 2 else "auto", self.strict
+        )
 
     @classmethod
     def draw(cls, rng: random.Random) -> TextCase:
@@ -385,23 +407,38 @@ class ForeignCase:
 
     def run(self) -> None:
         data = fold_json(
-            foreign_source(self.fmt, self.fixture), self.edits,
+            foreign_source(self.fmt, self.fixture),
+            self.edits,
             lambda doc: wrap(self.fmt, doc, self.wrapping, random.Random(self.wrap_seed)),
         )
-        check_import(data.encode(), f"{self.fmt}.json", "auto" if self.detect else self.fmt,
-                     self.strict)
+        check_import(
+            data.encode(), f"{self.fmt}.json", "auto" if self.detect else self.fmt, self.strict
+        )
 
     @classmethod
     def draw(cls, rng: random.Random) -> ForeignCase:
         fmt = rng.choice(tuple(FOREIGN))
         edits = draw_steps(rng, {"tree": 4.0, "text": 1.0}, 4)
-        return cls(fmt, rng.randrange(len(FOREIGN[fmt])), edits,
-                   rng.choice(WRAPPINGS), rng.getrandbits(32), rng.random() < 0.2,
-                   rng.random() < 0.2)
+        return cls(
+            fmt,
+            rng.randrange(len(FOREIGN[fmt])),
+            edits,
+            rng.choice(WRAPPINGS),
+            rng.getrandbits(32),
+            rng.random() < 0.2,
+            rng.random() < 0.2,
+        )
 
 
-BYTE_PREFIXES = (b"", b"{", b"[", b"[Game \"g\"]\n", b"\x0a\x80\x01", b"\xef\xbb\xbf{\"log\": [",
-                 b"{\"encoding\": \"gzip+base64\", \"data\": \"")
+BYTE_PREFIXES = (
+    b"",
+    b"{",
+    b"[",
+    b'[Game "g"]\n',
+    b"\x0a\x80\x01",
+    b'\xef\xbb\xbf{"log": [',
+    b'{"encoding": "gzip+base64", "data": "',
+)
 FORMATS = ("auto", "pb", "json", "text", "eighty", "botzone")
 NAMES = ("fuzz", "fuzz.pb", "fuzz.json", "fuzz.txt", "fuzz.jsonl", "fuzz.bin")
 
@@ -424,12 +461,17 @@ class BytesCase:
 
     @classmethod
     def draw(cls, rng: random.Random) -> BytesCase:
-        return cls(rng.choice(FORMATS), rng.choice(NAMES), rng.randrange(len(BYTE_PREFIXES)),
-                   rng.getrandbits(32), rng.choice((0, 1, 2, 7, 64, 512, 4096)),
-                   rng.random() < 0.2)
+        return cls(
+            rng.choice(FORMATS),
+            rng.choice(NAMES),
+            rng.randrange(len(BYTE_PREFIXES)),
+            rng.getrandbits(32),
+            rng.choice((0, 1, 2, 7, 64, 512, 4096)),
+            rng.random() < 0.2,
+        )
 
 
-CASES: tuple[type[GameCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase
-                  | BytesCase], ...] = (
-    GameCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
+CASES: tuple[
+    type[GameCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase | BytesCase], ...
+] = (GameCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
 """Every target, in the order the benchmark cycles through them."""

@@ -73,8 +73,10 @@ def test_bid_kind_outside_the_enum_is_a_rejection(kind: int) -> None:
         ('{"bidding": {"ladder": ["1:*", 5]}}', "ruleset.bidding.ladder[1]"),
         ('{"bidding": {"lock": "yes"}}', "ruleset.bidding.lock"),
         ('{"level": {"first_level": 3}}', "ruleset.level.first_level"),
-        ('{"level": {"bands": [{"lo": 0, "hi": null, "outcome": "swap", "levels": "x"}]}}',
-         "ruleset.level.bands[0].levels"),
+        (
+            '{"level": {"bands": [{"lo": 0, "hi": null, "outcome": "swap", "levels": "x"}]}}',
+            "ruleset.level.bands[0].levels",
+        ),
     ],
 )
 def test_overrides_of_the_wrong_type_are_a_rejection(overrides: str, where: str) -> None:
@@ -92,10 +94,16 @@ def test_overrides_of_the_wrong_type_are_a_rejection(overrides: str, where: str)
     [
         ('{"throw": {"penalty_per_card": -1}}', "ruleset.throw.penalty_per_card"),
         ('{"throw": {"penalty_per_card": 1}}', "ruleset.throw.penalty_per_card"),
-        ('{"level": {"bands": [{"lo": 0, "hi": 40, "outcome": "dealer_up", "levels": -1}, '
-         '{"lo": 45, "hi": null, "outcome": "swap"}]}}', "ruleset.level.bands[0].levels"),
-        ('{"level": {"bands": [{"lo": 0, "hi": null, "outcome": "defenders_up", "anchor": 80, '
-         '"direction": -1, "step": 10}]}}', "ruleset.level.bands[0].levels"),
+        (
+            '{"level": {"bands": [{"lo": 0, "hi": 40, "outcome": "dealer_up", "levels": -1}, '
+            '{"lo": 45, "hi": null, "outcome": "swap"}]}}',
+            "ruleset.level.bands[0].levels",
+        ),
+        (
+            '{"level": {"bands": [{"lo": 0, "hi": null, "outcome": "defenders_up", "anchor": 80, '
+            '"direction": -1, "step": 10}]}}',
+            "ruleset.level.bands[0].levels",
+        ),
     ],
 )
 def test_overrides_that_break_the_score_are_a_rejection(overrides: str, where: str) -> None:
@@ -132,8 +140,9 @@ def _blown_up(what: str) -> tuple[records_pb2.GameRecord, str]:
             record.tricks.add().CopyFrom(record.tricks[i])
         return record, "tricks"
     if what == "plays":
-        record.tricks[3].plays.extend(records_pb2.Play(seat=i % 4, cards=["SA"])
-                                      for i in range(5_000))
+        record.tricks[3].plays.extend(
+            records_pb2.Play(seat=i % 4, cards=["SA"]) for i in range(5_000)
+        )
         return record, "tricks[3].plays"
     if what == "cards":
         record.tricks[5].plays[2].cards.extend(["H7"] * 5_000)
@@ -207,12 +216,15 @@ def test_eighty_completed_at_out_of_range_is_a_problem(completed_at: int) -> Non
 
 @pytest.mark.parametrize(
     ("event_type", "key", "location"),
-    [("trick", "points", "$.events[{i}].points"),
-     ("round_scored", "total", "$.events[{i}].score.total"),
-     ("deal_started", "round", "$.events[{i}].round")],
+    [
+        ("trick", "points", "$.events[{i}].points"),
+        ("round_scored", "total", "$.events[{i}].score.total"),
+        ("deal_started", "round", "$.events[{i}].round"),
+    ],
 )
-def test_eighty_number_beyond_32_bits_is_a_problem(event_type: str, key: str,
-                                                   location: str) -> None:
+def test_eighty_number_beyond_32_bits_is_a_problem(
+    event_type: str, key: str, location: str
+) -> None:
     replay = _doc("eighty/deal-25-tricks.json")
     i, event = next((i, e) for i, e in enumerate(replay["events"]) if e["type"] == event_type)
     (event["score"] if event_type == "round_scored" else event)[key] = 2**40
@@ -234,14 +246,17 @@ def test_envelope_that_inflates_beyond_the_limit_is_refused() -> None:
     bomb = gzip.compress(b"[" + b" " * (40 << 20) + b"]", mtime=0)
     envelope = {"encoding": "gzip+base64", "data": base64.b64encode(bomb).decode()}
     assert _problems(json.dumps(envelope), "botzone") == [
-        ("$.data", "expected at most 16777216 bytes of JSON inside the envelope: it inflates "
-                   "to more")
+        (
+            "$.data",
+            "expected at most 16777216 bytes of JSON inside the envelope: it inflates to more",
+        )
     ]
 
 
 def _botzone_requests(log: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        request for item in log["log"][::2]
+        request
+        for item in log["log"][::2]
         for request in item["output"].get("content", {}).values()
         if isinstance(request, dict)
     ]
@@ -262,8 +277,9 @@ def test_botzone_banking_of_the_wrong_type_is_a_problem(banking: Any) -> None:
     for request in _botzone_requests(log):
         request["global"]["banking"] = copy.deepcopy(banking)
     ((where, message),) = _problems(json.dumps(log), "botzone")
-    assert where.endswith(".global.banking" if not isinstance(banking, dict)
-                          else ".global.banking.major")
+    assert where.endswith(
+        ".global.banking" if not isinstance(banking, dict) else ".global.banking.major"
+    )
     assert message.startswith("expected ")
 
 

@@ -21,8 +21,10 @@ def _maybe(draw: st.DrawFn, strategy: st.SearchStrategy[object]) -> object | Non
 
 @st.composite
 def players(draw: st.DrawFn) -> list[records_pb2.Player]:
-    return [records_pb2.Player(id=draw(texts), display_name=draw(texts))
-            for _ in range(draw(st.integers(0, 4)))]
+    return [
+        records_pb2.Player(id=draw(texts), display_name=draw(texts))
+        for _ in range(draw(st.integers(0, 4)))
+    ]
 
 
 @st.composite
@@ -45,8 +47,12 @@ def tricks(draw: st.DrawFn) -> records_pb2.Trick:
 @st.composite
 def games(draw: st.DrawFn) -> records_pb2.GameRecord:
     game = records_pb2.GameRecord(
-        record_id=draw(texts), ruleset=draw(texts), ruleset_overrides_json=draw(texts),
-        players=draw(players()), played_at=draw(texts), venue=draw(texts),
+        record_id=draw(texts),
+        ruleset=draw(texts),
+        ruleset_overrides_json=draw(texts),
+        players=draw(players()),
+        played_at=draw(texts),
+        venue=draw(texts),
         metadata=draw(st.dictionaries(texts, texts, max_size=2)),
     )
     if draw(st.booleans()):
@@ -67,8 +73,11 @@ def games(draw: st.DrawFn) -> records_pb2.GameRecord:
             game.dealt_hands.hands.add(cards=draw(cards))
         game.dealt_hands.kitty.extend(draw(cards))
     for _ in range(draw(st.integers(0, 3))):
-        bid = game.bids.add(seat=draw(seats), kind=draw(st.sampled_from(
-            list(records_pb2.BidKind.values()))), cards=draw(cards))
+        bid = game.bids.add(
+            seat=draw(seats),
+            kind=draw(st.sampled_from(list(records_pb2.BidKind.values()))),
+            cards=draw(cards),
+        )
         if draw(st.booleans()):
             bid.trump_chosen = draw(suits)
         if draw(st.booleans()):
@@ -79,8 +88,13 @@ def games(draw: st.DrawFn) -> records_pb2.GameRecord:
     if draw(st.booleans()):
         claim = game.claim
         claim.SetInParent()
-        for name in ("kitty_multiplier", "kitty_bonus", "defenders_points", "next_dealer",
-                     "stake_units"):
+        for name in (
+            "kitty_multiplier",
+            "kitty_bonus",
+            "defenders_points",
+            "next_dealer",
+            "stake_units",
+        ):
             value = _maybe(draw, ints)
             if value is not None:
                 setattr(claim, name, value)
@@ -99,8 +113,11 @@ def games(draw: st.DrawFn) -> records_pb2.GameRecord:
 @st.composite
 def matches(draw: st.DrawFn) -> records_pb2.MatchRecord:
     match = records_pb2.MatchRecord(
-        match_id=draw(texts), ruleset=draw(texts), ruleset_overrides_json=draw(texts),
-        players=draw(players()), hands=draw(st.lists(games(), max_size=2)),
+        match_id=draw(texts),
+        ruleset=draw(texts),
+        ruleset_overrides_json=draw(texts),
+        players=draw(players()),
+        hands=draw(st.lists(games(), max_size=2)),
     )
     if draw(st.booleans()):
         match.claimed_result.SetInParent()

@@ -47,8 +47,10 @@ def test_detect_protobuf_forms() -> None:
         (GAME.SerializeToString(), "read as one GameRecord message"),
         (records_pb2.RecordFile(game=GAME).SerializeToString(), "read as one RecordFile message"),
         (MATCH.SerializeToString(), "read as one MatchRecord message"),
-        (dumps([records_pb2.RecordFile(game=GAME)] * 2, "pb"),
-         "read as a length-delimited stream of 2 RecordFile messages"),
+        (
+            dumps([records_pb2.RecordFile(game=GAME)] * 2, "pb"),
+            "read as a length-delimited stream of 2 RecordFile messages",
+        ),
     ],
 )
 def test_pb_framing_is_chosen_and_said(data: bytes, note: str) -> None:
@@ -114,9 +116,18 @@ def _app() -> typer.Typer:
 
 def test_cli_import_converts_and_counts(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
-    result = CliRunner().invoke(_app(), [
-        "import", str(FIXTURES / "eighty/deal-shapes.json"),
-        str(FIXTURES / "botzone/full-deal.json"), "--to", "text", "-o", str(out)])
+    result = CliRunner().invoke(
+        _app(),
+        [
+            "import",
+            str(FIXTURES / "eighty/deal-shapes.json"),
+            str(FIXTURES / "botzone/full-deal.json"),
+            "--to",
+            "text",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert len(load(out, strict=True).records) == 2
 
@@ -135,9 +146,17 @@ def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
     pytest.importorskip("chaodipi.auditor")
     # The deal is clean under its own variant; classic forces another unit of its throw.
     out = tmp_path / "audited.txt"
-    result = CliRunner().invoke(_app(), [
-        "export", str(FIXTURES / "eighty/deal-shapes.json"), "--ruleset", "classic",
-        "-o", str(out)])
+    result = CliRunner().invoke(
+        _app(),
+        [
+            "export",
+            str(FIXTURES / "eighty/deal-shapes.json"),
+            "--ruleset",
+            "classic",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "# audit under 'classic'" in text
@@ -146,6 +165,7 @@ def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
     assert lines[trick + 1].startswith("# BREACH THROW_ENFORCED_WRONGLY (trick 3, play 1, seat 0)")
     assert len(load(out, strict=True).records) == 1  # comments do not change the record
     own = tmp_path / "own.txt"
-    CliRunner().invoke(_app(), ["export", str(FIXTURES / "eighty/deal-shapes.json"),
-                                "-o", str(own)])
+    CliRunner().invoke(
+        _app(), ["export", str(FIXTURES / "eighty/deal-shapes.json"), "-o", str(own)]
+    )
     assert "# audit under 'eighty': 0 breaches, 0 scoring errors" in own.read_text()

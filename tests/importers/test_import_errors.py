@@ -25,40 +25,75 @@ def _one_error(text: str) -> str:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('[Game "g"]\nhand 0: SA SX\n',
-         "t.txt: line 2: hand 0: bad card token 'SX': expected a card"),
-        ('[Game "g"]\n[Colour "red"]\n',
-         "t.txt: line 2: unknown game header [Colour]: expected one of"),
-        ('[Game "g"\n',
-         "t.txt: line 1: malformed header '[Game \"g\"': expected [Tag \"value\" ...]"),
-        ('[Game "g"]\n[Levels "2"]\n', "t.txt: line 2: [Levels] takes 2 values (team 0's level, "
-         "team 1's level): found 1"),
-        ('[Game "g"]\n[Venue "a"]\n[Venue "b"]\n', "t.txt: line 3: [Venue] given twice (first on "
-         "line 2): expected it once"),
-        ('[Game "g"]\nhand 0: SA\n[Venue "b"]\n', "t.txt: line 3: header [Venue] after the hand's "
-         "moves: expected headers first"),
-        ("hand 0: SA\n",
-         "t.txt: line 1: move line 'hand' outside a hand: expected a [Game] header"),
-        ('[Game "g"]\nplay 0: SA\n', "t.txt: line 2: unknown line 'play': expected a [Header] or "
-         "one of draw, hand, kitty, bid, bury, trick, claim"),
-        ('[Game "g"]\nbid one declare: S2\n', "t.txt: line 2: malformed bid line: expected "
-         "`bid <seat> <kind>: <cards> [trump=<suit>] [drawn=<count>]`"),
+        (
+            '[Game "g"]\nhand 0: SA SX\n',
+            "t.txt: line 2: hand 0: bad card token 'SX': expected a card",
+        ),
+        (
+            '[Game "g"]\n[Colour "red"]\n',
+            "t.txt: line 2: unknown game header [Colour]: expected one of",
+        ),
+        (
+            '[Game "g"\n',
+            't.txt: line 1: malformed header \'[Game "g"\': expected [Tag "value" ...]',
+        ),
+        (
+            '[Game "g"]\n[Levels "2"]\n',
+            "t.txt: line 2: [Levels] takes 2 values (team 0's level, team 1's level): found 1",
+        ),
+        (
+            '[Game "g"]\n[Venue "a"]\n[Venue "b"]\n',
+            "t.txt: line 3: [Venue] given twice (first on line 2): expected it once",
+        ),
+        (
+            '[Game "g"]\nhand 0: SA\n[Venue "b"]\n',
+            "t.txt: line 3: header [Venue] after the hand's moves: expected headers first",
+        ),
+        (
+            "hand 0: SA\n",
+            "t.txt: line 1: move line 'hand' outside a hand: expected a [Game] header",
+        ),
+        (
+            '[Game "g"]\nplay 0: SA\n',
+            "t.txt: line 2: unknown line 'play': expected a [Header] or "
+            "one of draw, hand, kitty, bid, bury, trick, claim",
+        ),
+        (
+            '[Game "g"]\nbid one declare: S2\n',
+            "t.txt: line 2: malformed bid line: expected "
+            "`bid <seat> <kind>: <cards> [trump=<suit>] [drawn=<count>]`",
+        ),
         ('[Game "g"]\ntrick 2 @0: SA\n', "t.txt: line 2: trick 2: expected trick 1 next"),
         ('[Game "g"]\nhand 1: SA\n', "t.txt: line 2: hand 1: expected hand 0 next"),
-        ('[Game "g"]\ndraw 0: SA\nkitty: SK\n', "t.txt: line 3: the deal is already given as draw "
-         "order: expected either a draw line or hand and kitty lines, not both"),
-        ('[Game "g"]\nbid 0 shout: S2\n', "t.txt: line 2: bid 1 kind: expected one of -, declare, "
-         "lock, overcall, chaodi, flip, found 'shout'"),
-        ('[Game "g"]\ntrick 1 @0: SA ; claim winner=x\n', "t.txt: line 2: trick 1 claim winner: "
-         "expected a whole number, found 'x'"),
-        ('[Game "g"]\nclaim score=3\n', "t.txt: line 2: claim: unexpected 'score=3': expected "
-         "fields points=..."),
-        ('[Game "g"]\ntrick 1 @0: SA | | S3\n', "t.txt: line 2: trick 1 play 2: expected cards "
-         "(write '-' for a play of no cards)"),
+        (
+            '[Game "g"]\ndraw 0: SA\nkitty: SK\n',
+            "t.txt: line 3: the deal is already given as draw "
+            "order: expected either a draw line or hand and kitty lines, not both",
+        ),
+        (
+            '[Game "g"]\nbid 0 shout: S2\n',
+            "t.txt: line 2: bid 1 kind: expected one of -, declare, "
+            "lock, overcall, chaodi, flip, found 'shout'",
+        ),
+        (
+            '[Game "g"]\ntrick 1 @0: SA ; claim winner=x\n',
+            "t.txt: line 2: trick 1 claim winner: expected a whole number, found 'x'",
+        ),
+        (
+            '[Game "g"]\nclaim score=3\n',
+            "t.txt: line 2: claim: unexpected 'score=3': expected fields points=...",
+        ),
+        (
+            '[Game "g"]\ntrick 1 @0: SA | | S3\n',
+            "t.txt: line 2: trick 1 play 2: expected cards (write '-' for a play of no cards)",
+        ),
         ('[Game "g"]\n[Levels "2" "Z"]\n', "t.txt: line 2: bad rank 'Z': expected a rank token"),
-        ('[EndMatch]\n', "t.txt: line 1: [EndMatch] without an open [Match]"),
-        ('[Match "m"]\n[Game "g"]\n', "t.txt: line 2: match 'm' (line 1) is not closed: expected "
-         "[EndMatch] before the end of the file"),
+        ("[EndMatch]\n", "t.txt: line 1: [EndMatch] without an open [Match]"),
+        (
+            '[Match "m"]\n[Game "g"]\n',
+            "t.txt: line 2: match 'm' (line 1) is not closed: expected "
+            "[EndMatch] before the end of the file",
+        ),
     ],
 )
 def test_notation_error(text: str, expected: str) -> None:
@@ -66,8 +101,10 @@ def test_notation_error(text: str, expected: str) -> None:
 
 
 def test_lenient_mode_skips_only_the_bad_record() -> None:
-    text = f'{GOOD}[Game "bad"]\ntrick 1 @0: SX\ntrick 2 @0: SA\n{GOOD}[Match "m"]\n' \
-           f'[Game "h"]\nhand 0: QQ\n[Game "h2"]\n[EndMatch]\n{GOOD}'
+    text = (
+        f'{GOOD}[Game "bad"]\ntrick 1 @0: SX\ntrick 2 @0: SA\n{GOOD}[Match "m"]\n'
+        f'[Game "h"]\nhand 0: QQ\n[Game "h2"]\n[EndMatch]\n{GOOD}'
+    )
     result = read_text(text, "t.txt")
     assert [r.game.record_id for r in result.records] == ["ok", "ok", "ok"]
     assert [p.location for p in result.errors] == ["line 5", "line 12"]
@@ -109,19 +146,37 @@ def test_pb_bad_card_token_names_the_field() -> None:
 @pytest.mark.parametrize(
     ("text", "location", "message"),
     [
-        ('{"recordId": "x", "tricks": [{"plays": [{"seet": 1}]}]}', "$.tricks[0].plays[0].seet",
-         "unknown field of Play: expected one of seat, cards, attempted"),
+        (
+            '{"recordId": "x", "tricks": [{"plays": [{"seet": 1}]}]}',
+            "$.tricks[0].plays[0].seet",
+            "unknown field of Play: expected one of seat, cards, attempted",
+        ),
         ('{"recordId": 3}', "$.recordId", "expected a string, found a number"),
-        ('{"bids": [{"kind": "BID_KIND_SHOUT"}]}', "$.bids[0].kind",
-         "expected one of BID_KIND_UNSPECIFIED, BID_KIND_DECLARE"),
-        ('{"drawOrder": {"deck": ["SA", "XX"]}}', "$.drawOrder.deck[1]",
-         "bad card token 'XX': expected a card token"),
-        ('{"game": {"venue": "a"}, "match": {}}', "$.match",
-         "expected only one of the record fields, found both game and match"),
-        ('{"recordId": "x",\n "venue": }', "line 2 column 11",
-         "not valid JSON (Expecting value): expected one JSON value or JSON Lines"),
-        ('{"recordId": "a"}\n{"recordId": "b", "tricks": 4}\n', "line 2: $.tricks",
-         "expected an array, found a number"),
+        (
+            '{"bids": [{"kind": "BID_KIND_SHOUT"}]}',
+            "$.bids[0].kind",
+            "expected one of BID_KIND_UNSPECIFIED, BID_KIND_DECLARE",
+        ),
+        (
+            '{"drawOrder": {"deck": ["SA", "XX"]}}',
+            "$.drawOrder.deck[1]",
+            "bad card token 'XX': expected a card token",
+        ),
+        (
+            '{"game": {"venue": "a"}, "match": {}}',
+            "$.match",
+            "expected only one of the record fields, found both game and match",
+        ),
+        (
+            '{"recordId": "x",\n "venue": }',
+            "line 2 column 11",
+            "not valid JSON (Expecting value): expected one JSON value or JSON Lines",
+        ),
+        (
+            '{"recordId": "a"}\n{"recordId": "b", "tricks": 4}\n',
+            "line 2: $.tricks",
+            "expected an array, found a number",
+        ),
     ],
 )
 def test_json_error(text: str, location: str, message: str) -> None:

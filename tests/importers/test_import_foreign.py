@@ -22,15 +22,35 @@ def _game(name: str) -> records_pb2.GameRecord:
 
 def test_card_ids() -> None:
     assert [eighty_card(i) for i in (0, 12, 13, 26, 39, 52, 53, 54 + 8)] == [
-        "S2", "SA", "H2", "D2", "C2", "LJ", "BJ", "ST"]
+        "S2",
+        "SA",
+        "H2",
+        "D2",
+        "C2",
+        "LJ",
+        "BJ",
+        "ST",
+    ]
     assert [botzone_card(i) for i in (0, 1, 2, 3, 4, 36, 51, 54, 107)] == [
-        "SA", "HA", "CA", "DA", "S2", "ST", "DK", "SA", "BJ"]
+        "SA",
+        "HA",
+        "CA",
+        "DA",
+        "S2",
+        "ST",
+        "DK",
+        "SA",
+        "BJ",
+    ]
 
 
 def test_eighty_deal_25_tricks() -> None:
     game = _game("eighty/deal-25-tricks.json")
     assert (game.record_id, game.ruleset, game.ruleset_overrides_json) == (
-        "fixture-eighty-6:1", "eighty", "")
+        "fixture-eighty-6:1",
+        "eighty",
+        "",
+    )
     ctx = game.context
     assert (ctx.team0_level, ctx.team1_level) == ("2", "2")
     assert (ctx.first_hand, ctx.hand_number) == (True, 1)
@@ -53,8 +73,11 @@ def test_eighty_deal_25_tricks() -> None:
     claim = game.claim
     assert (claim.defenders_points, claim.kitty_bonus, claim.kitty_multiplier) == (125, 10, 2)
     assert claim.level_result == records_pb2.LevelResult(
-        outcome=records_pb2.OUTCOME_DEFENDERS_UP, levels=0,  # gate 2 held the rise
-        dealer_team_level_after="2", defender_team_level_after="2")
+        outcome=records_pb2.OUTCOME_DEFENDERS_UP,
+        levels=0,  # gate 2 held the rise
+        dealer_team_level_after="2",
+        defender_team_level_after="2",
+    )
     assert claim.trump == records_pb2.Trump(level="2", suit=records_pb2.SUIT_CLUBS)
     assert game.metadata["eighty.ruleset"] == "shanghai-80fen-0.7.14-v1"
 
@@ -71,8 +94,11 @@ def test_eighty_deal_shapes() -> None:
     assert game.claim.kitty_multiplier == 4
     assert game.claim.defenders_points == 60
     assert game.claim.level_result == records_pb2.LevelResult(
-        outcome=records_pb2.OUTCOME_DEALER_UP, levels=1,
-        dealer_team_level_after="3", defender_team_level_after="2")
+        outcome=records_pb2.OUTCOME_DEALER_UP,
+        levels=1,
+        dealer_team_level_after="3",
+        defender_team_level_after="2",
+    )
 
 
 def test_botzone_full_deal() -> None:
@@ -90,7 +116,10 @@ def test_botzone_full_deal() -> None:
     assert len(game.tricks) == 25
     throw = game.tricks[3]
     assert (throw.leader, list(throw.plays[0].attempted), list(throw.plays[0].cards)) == (
-        2, ["S7", "SA"], ["S7"])
+        2,
+        ["S7", "SA"],
+        ["S7"],
+    )
     assert (throw.claim.winner, throw.claim.penalty) == (1, 10)
     assert game.claim.defenders_points == 120
     assert game.claim.trump == records_pb2.Trump(level="2", suit=records_pb2.SUIT_DIAMONDS)
@@ -134,14 +163,20 @@ def test_eighty_deal_nobody_declared_is_no_trump_dealt_by_the_first_drawer() -> 
     assert (computed.dealer, computed.trump.suit) == (1, records_pb2.SUIT_NO_TRUMP)
 
 
-@pytest.mark.parametrize(("name", "ruleset", "codes"), [
-    # classic forces the smallest beaten unit (♠Q), not the lowest-top one, and counts a
-    # two-single throw as its largest unit (kitty x2, not 2 x 2 cards).
-    ("eighty/deal-shapes.json", "classic",
-     {"THROW_ENFORCED_WRONGLY", "KITTY_MISMATCH", "SCORE_MISMATCH", "LEVEL_MISMATCH"}),
-    # classic fines every card of the attempted throw: 20, where botzone fined 10.
-    ("botzone/full-deal.json", "classic", {"PENALTY_MISMATCH"}),
-])
+@pytest.mark.parametrize(
+    ("name", "ruleset", "codes"),
+    [
+        # classic forces the smallest beaten unit (♠Q), not the lowest-top one, and counts a
+        # two-single throw as its largest unit (kitty x2, not 2 x 2 cards).
+        (
+            "eighty/deal-shapes.json",
+            "classic",
+            {"THROW_ENFORCED_WRONGLY", "KITTY_MISMATCH", "SCORE_MISMATCH", "LEVEL_MISMATCH"},
+        ),
+        # classic fines every card of the attempted throw: 20, where botzone fined 10.
+        ("botzone/full-deal.json", "classic", {"PENALTY_MISMATCH"}),
+    ],
+)
 def test_foreign_record_shows_what_differs_under_a_preset(
     name: str, ruleset: str, codes: set[str]
 ) -> None:

@@ -41,7 +41,7 @@ def test_generated_hands_round_trip(ruleset: str, seed: int) -> None:
     records = [records_pb2.RecordFile(game=game)]
     text = format_records(records)
     _same(read_text(text, "hand.txt", strict=True).records, records)
-    assert f"[Ruleset \"{ruleset}\"]" in text
+    assert f'[Ruleset "{ruleset}"]' in text
 
 
 def test_generated_match_round_trips() -> None:

@@ -29,8 +29,9 @@ def _postgres_available() -> str | None:
 
 
 @contextmanager
-def _new_database(kind: str, tmp_path_factory: pytest.TempPathFactory,
-                  worker_id: str) -> Iterator[str]:
+def _new_database(
+    kind: str, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> Iterator[str]:
     """A fresh empty database: a SQLite file, or a PostgreSQL schema dropped afterwards."""
     if kind == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
@@ -55,16 +56,18 @@ _DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(scope="session", params=_DATABASES)
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                 worker_id: str) -> Iterator[str]:
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> Iterator[str]:
     """A fresh empty database: a SQLite file, or a PostgreSQL schema of this worker's own."""
     with _new_database(request.param, tmp_path_factory, worker_id) as url:
         yield url
 
 
 @pytest.fixture(params=_DATABASES)
-def own_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                     worker_id: str) -> Iterator[str]:
+def own_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> Iterator[str]:
     """Like ``database_url``, but a database of this test's own (for tests that count rows
     across tenants, or start servers that must not see other tests' API keys)."""
     with _new_database(request.param, tmp_path_factory, worker_id) as url:
@@ -74,8 +77,15 @@ def own_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
 @pytest.fixture(scope="session")
 def service(database_url: str) -> Iterator[Service]:
     """A server requiring API keys, on ``database_url``, auditing in a thread."""
-    config = ServerConfig(port=0, database_url=database_url, require_keys=True, audit_workers=0,
-                          max_message_bytes=MAX_MESSAGE, batch_size=8, grace_seconds=1)
+    config = ServerConfig(
+        port=0,
+        database_url=database_url,
+        require_keys=True,
+        audit_workers=0,
+        max_message_bytes=MAX_MESSAGE,
+        batch_size=8,
+        grace_seconds=1,
+    )
     with running_service(config) as service:
         yield service
 

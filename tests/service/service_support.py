@@ -35,7 +35,8 @@ class ServerThread:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.running: RunningServer = asyncio.run_coroutine_threadsafe(
-            start(config), self.loop).result(60)
+            start(config), self.loop
+        ).result(60)
         self.target = f"127.0.0.1:{self.running.port}"
 
     def stop(self) -> None:
@@ -103,9 +104,25 @@ class ServerProcess:
         env.update(CHAODIPI_HOME=str(home))
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "chaodipi.cli", "serve", "--port", "0", "--database-url",
-                 database_url, "--audit-workers", str(audit_workers), "--grace", "5"],
-                env=env, cwd=home, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "chaodipi.cli",
+                    "serve",
+                    "--port",
+                    "0",
+                    "--database-url",
+                    database_url,
+                    "--audit-workers",
+                    str(audit_workers),
+                    "--grace",
+                    "5",
+                ],
+                env=env,
+                cwd=home,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self.pgid = self.proc.pid  # start_new_session: the server leads its own group
         deadline = time.monotonic() + 60

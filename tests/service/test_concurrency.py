@@ -47,8 +47,10 @@ def test_concurrent_uploads_store_each_hand_once(service: Service) -> None:
 
 def _concurrent_uploads(service: Service) -> None:
     rulesets = ("classic", "shuangsheng", "anhui", "changshu")
-    own = [[generate_hand(rulesets[c % 4], 900 + c * OWN + i) for i in range(OWN)]
-           for c in range(CLIENTS_PER_TENANT)]
+    own = [
+        [generate_hand(rulesets[c % 4], 900 + c * OWN + i) for i in range(OWN)]
+        for c in range(CLIENTS_PER_TENANT)
+    ]
     shared = [generate_hand(rulesets[i], 800 + i) for i in range(SHARED)]
     distinct = {h.record_id for hands in own for h in hands} | {h.record_id for h in shared}
     assert len(distinct) == CLIENTS_PER_TENANT * OWN + SHARED
@@ -80,8 +82,11 @@ def _concurrent_uploads(service: Service) -> None:
             with lock:
                 errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=(t, c), daemon=True)
-               for t in range(TENANTS) for c in range(CLIENTS_PER_TENANT)]
+    threads = [
+        threading.Thread(target=run, args=(t, c), daemon=True)
+        for t in range(TENANTS)
+        for c in range(CLIENTS_PER_TENANT)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -103,15 +108,20 @@ def _concurrent_uploads(service: Service) -> None:
         assert all(n == 1 for n in stored.values()), f"stored more or less than once: {stored}"
         with service.sessions() as session:
             tenant_id = session.scalars(select(Tenant.id).where(Tenant.name == name)).one()
-            rows = session.execute(select(Game.id, Game.record_id).where(
-                Game.tenant_id == tenant_id)).all()
-            seats = dict(session.execute(
-                select(GamePlayer.game_id, func.count()).join(Game, Game.id == GamePlayer.game_id)
-                .where(Game.tenant_id == tenant_id).group_by(GamePlayer.game_id)).all())
+            rows = session.execute(
+                select(Game.id, Game.record_id).where(Game.tenant_id == tenant_id)
+            ).all()
+            seats = dict(
+                session.execute(
+                    select(GamePlayer.game_id, func.count())
+                    .join(Game, Game.id == GamePlayer.game_id)
+                    .where(Game.tenant_id == tenant_id)
+                    .group_by(GamePlayer.game_id)
+                ).all()
+            )
         assert sorted(r.record_id for r in rows) == sorted(distinct)
         assert {r.id for r in rows} == {i for ids in game_ids.values() for i in ids}
         assert all(seats.get(r.id) == 4 for r in rows)
-
 
 
 def test_a_hand_stored_meanwhile_twice_over_reads_as_a_duplicate(

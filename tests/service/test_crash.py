@@ -31,8 +31,10 @@ from chaodipi.service.models import Finding, Game, GamePlayer, Match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from tests.service.service_support import ServerProcess
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(sys.platform != "linux", reason="reads process groups in /proc")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="reads process groups in /proc"),
+]
 
 HANDS = 1000
 DISTINCT = 80  # generated deals; the stream repeats them under new record ids
@@ -66,9 +68,13 @@ def _stream() -> list[service_pb2.UploadRequest]:
 
 def _finding_key(f: audit_pb2.Finding) -> _FindingKey:
     pos = f.position
-    return (f.code, int(f.severity), pos.seat if pos.HasField("seat") else None,
-            pos.trick if pos.HasField("trick") else None,
-            pos.play if pos.HasField("play") else None)
+    return (
+        f.code,
+        int(f.severity),
+        pos.seat if pos.HasField("seat") else None,
+        pos.trick if pos.HasField("trick") else None,
+        pos.play if pos.HasField("play") else None,
+    )
 
 
 def _count(engine: Engine) -> int:
@@ -80,15 +86,33 @@ def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRequest]) ->
     """Check that every stored game is one of ``sent``, stored once and whole (record, audit,
     four seats, its findings); the record ids of the stored games."""
     with engine.connect() as conn:
-        games = conn.execute(select(
-            Game.id, Game.record_id, Game.content_hash, Game.record, Game.report,
-            Game.breaches, Game.scoring_errors, Game.warnings, Game.finding_codes)).all()
+        games = conn.execute(
+            select(
+                Game.id,
+                Game.record_id,
+                Game.content_hash,
+                Game.record,
+                Game.report,
+                Game.breaches,
+                Game.scoring_errors,
+                Game.warnings,
+                Game.finding_codes,
+            )
+        ).all()
         seats: dict[str, list[int]] = defaultdict(list)
         for game_id, seat in conn.execute(select(GamePlayer.game_id, GamePlayer.seat)):
             seats[game_id].append(seat)
         findings: dict[str | None, Counter[_FindingKey]] = defaultdict(Counter)
-        for row in conn.execute(select(Finding.game_id, Finding.code, Finding.severity,
-                                       Finding.seat, Finding.trick, Finding.play)):
+        for row in conn.execute(
+            select(
+                Finding.game_id,
+                Finding.code,
+                Finding.severity,
+                Finding.seat,
+                Finding.trick,
+                Finding.play,
+            )
+        ):
             findings[row[0]][tuple(row[1:])] += 1
         assert conn.execute(select(func.count()).select_from(Match)).scalar_one() == 0
     record_ids = Counter(g.record_id for g in games)
@@ -104,11 +128,15 @@ def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRequest]) ->
         report = audit_pb2.AuditReport.FromString(g.report)
         assert report == audit_game(record), f"{g.record_id}: stored audit differs"
         assert (g.breaches, g.scoring_errors, g.warnings) == (
-            report.breaches, report.scoring_errors, report.warnings)
+            report.breaches,
+            report.scoring_errors,
+            report.warnings,
+        )
         assert g.finding_codes == ",".join(sorted({f.code for f in report.findings}))
         assert sorted(seats.get(g.id, [])) == [0, 1, 2, 3], f"{g.record_id}: seats missing"
         assert findings.get(g.id, Counter()) == Counter(map(_finding_key, report.findings)), (
-            f"{g.record_id}: finding rows differ from the stored audit")
+            f"{g.record_id}: finding rows differ from the stored audit"
+        )
     return set(record_ids)
 
 
@@ -140,7 +168,8 @@ def test_sigkill_mid_stream_then_resend_stores_each_hand_once(
         deadline = time.monotonic() + 60
         while _count(engine) < KILL_AT:
             assert thread.is_alive() and time.monotonic() < deadline, (
-                f"the upload ended or stalled before the kill: {outcome}")
+                f"the upload ended or stalled before the kill: {outcome}"
+            )
             time.sleep(0.005)
         server.kill()
         killed.set()
@@ -161,7 +190,9 @@ def test_sigkill_mid_stream_then_resend_stores_each_hand_once(
 
         assert [s.record_id for s in summaries] == [r.game.record_id for r in requests]
         assert Counter(s.status for s in summaries) == {
-            STORED: HANDS - len(before), DUPLICATE: len(before)}
+            STORED: HANDS - len(before),
+            DUPLICATE: len(before),
+        }
         assert {s.record_id for s in summaries if s.status == DUPLICATE} == before
         assert _check_stored(engine, sent) == sent.keys()
         assert _count(engine) == HANDS

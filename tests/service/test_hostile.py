@@ -80,13 +80,22 @@ def assert_stored_whole(service: Service, tenant: int) -> int:
     returns how many games there are."""
     with service.sessions() as session:
         games = session.execute(
-            select(col(Game.id), col(Game.report)).where(col(Game.tenant_id) == tenant)).all()
-        seats = dict(session.execute(
-            select(col(GamePlayer.game_id), func.count()).group_by(col(GamePlayer.game_id))
-            .where(col(GamePlayer.game_id).in_([g for g, _ in games]))).all())
-        findings = dict(session.execute(
-            select(col(Finding.game_id), func.count()).group_by(col(Finding.game_id))
-            .where(col(Finding.game_id).in_([g for g, _ in games]))).all())
+            select(col(Game.id), col(Game.report)).where(col(Game.tenant_id) == tenant)
+        ).all()
+        seats = dict(
+            session.execute(
+                select(col(GamePlayer.game_id), func.count())
+                .group_by(col(GamePlayer.game_id))
+                .where(col(GamePlayer.game_id).in_([g for g, _ in games]))
+            ).all()
+        )
+        findings = dict(
+            session.execute(
+                select(col(Finding.game_id), func.count())
+                .group_by(col(Finding.game_id))
+                .where(col(Finding.game_id).in_([g for g, _ in games]))
+            ).all()
+        )
     for game_id, report in games:
         assert seats.get(game_id) == 4, game_id
         expected = len(audit_pb2.AuditReport.FromString(report).findings)
@@ -124,10 +133,16 @@ def test_no_key_is_unauthenticated_on_every_method(service: Service) -> None:
     assert codes == dict.fromkeys(codes, grpc.StatusCode.UNAUTHENTICATED)
 
 
-@pytest.mark.parametrize("header", [
-    "Bearer cdp_000000000000_forged", "Bearer not-a-key", "Bearer ", "Basic dXNlcjpwYXNz",
-    "cdp_000000000000_forged",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Bearer cdp_000000000000_forged",
+        "Bearer not-a-key",
+        "Bearer ",
+        "Basic dXNlcjpwYXNz",
+        "cdp_000000000000_forged",
+    ],
+)
 def test_wrong_key_is_unauthenticated(service: Service, header: str) -> None:
     with AuditClient(service.target) as client:
         client.metadata = (("authorization", header),)
@@ -168,8 +183,11 @@ def test_another_tenants_games_are_not_found(service: Service) -> None:
 def raw_channel_call(target: str, method: str, payload: bytes, key: str) -> grpc.RpcError:
     """The error of calling ``method`` with ``payload`` as its request bytes."""
     with grpc.insecure_channel(target) as channel:
-        call = channel.unary_unary(f"/chaodipi.v1.AuditService/{method}",
-                                   request_serializer=None, response_deserializer=None)
+        call = channel.unary_unary(
+            f"/chaodipi.v1.AuditService/{method}",
+            request_serializer=None,
+            response_deserializer=None,
+        )
         with pytest.raises(grpc.RpcError) as caught:
             call(payload, timeout=10, metadata=(("authorization", f"Bearer {key}"),))
     return caught.value
@@ -193,13 +211,20 @@ def test_unreadable_message_without_a_key_is_unauthenticated(service: Service) -
 
 def test_unreadable_message_in_a_stream_is_one_rejected_record(service: Service) -> None:
     tenant, _, key = tenant_with_key(service)
-    good = [service_pb2.UploadRequest(game=h).SerializeToString()
-            for h in distinct_hands(2, "unreadable")]
+    good = [
+        service_pb2.UploadRequest(game=h).SerializeToString()
+        for h in distinct_hands(2, "unreadable")
+    ]
     with grpc.insecure_channel(service.target) as channel:
-        upload = channel.stream_unary("/chaodipi.v1.AuditService/Upload",
-                                      response_deserializer=service_pb2.UploadResponse.FromString)
-        response = upload(iter([good[0], NOT_PROTOBUF, good[1]]), timeout=30,
-                          metadata=(("authorization", f"Bearer {key}"),))
+        upload = channel.stream_unary(
+            "/chaodipi.v1.AuditService/Upload",
+            response_deserializer=service_pb2.UploadResponse.FromString,
+        )
+        response = upload(
+            iter([good[0], NOT_PROTOBUF, good[1]]),
+            timeout=30,
+            metadata=(("authorization", f"Bearer {key}"),),
+        )
     statuses = [s.status for s in response.results]
     assert statuses == [STORED, REJECTED, STORED]
     assert "not a readable chaodipi.v1.UploadRequest" in response.results[1].error
@@ -209,18 +234,24 @@ def test_unreadable_message_in_a_stream_is_one_rejected_record(service: Service)
 _JUNK = random.Random(8)
 
 
-@pytest.mark.parametrize("junk", [
-    _JUNK.randbytes(64 * 1024),
-    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _JUNK.randbytes(8 * 1024),
-    b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"",
-], ids=["random", "http2-preface-then-random", "http1", "nothing"])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        _JUNK.randbytes(64 * 1024),
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _JUNK.randbytes(8 * 1024),
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"",
+    ],
+    ids=["random", "http2-preface-then-random", "http1", "nothing"],
+)
 def test_random_bytes_on_the_wire(service: Service, junk: bytes) -> None:
     host, port = service.target.rsplit(":", 1)
     for _ in range(20):
         # The server may hang up at any point: that is the right answer to junk.
-        with socket.create_connection((host, int(port)), timeout=5) as raw, \
-                contextlib.suppress(OSError):
+        with (
+            socket.create_connection((host, int(port)), timeout=5) as raw,
+            contextlib.suppress(OSError),
+        ):
             raw.sendall(junk)
             raw.shutdown(socket.SHUT_WR)
             while raw.recv(65536):
@@ -243,9 +274,17 @@ def test_message_over_the_limit_is_resource_exhausted(service: Service) -> None:
 def small_limits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """A server (SQLite) with stream limits small enough to pass in a test."""
     url = f"sqlite:///{tmp_path_factory.mktemp('limits') / 'limits.db'}"
-    config = ServerConfig(port=0, database_url=url, require_keys=True, audit_workers=0,
-                          max_message_bytes=MAX_MESSAGE, max_records_per_upload=10,
-                          max_upload_bytes=12 * 1024, batch_size=4, grace_seconds=1)
+    config = ServerConfig(
+        port=0,
+        database_url=url,
+        require_keys=True,
+        audit_workers=0,
+        max_message_bytes=MAX_MESSAGE,
+        max_records_per_upload=10,
+        max_upload_bytes=12 * 1024,
+        batch_size=4,
+        grace_seconds=1,
+    )
     with running_service(config) as service:
         yield service
 

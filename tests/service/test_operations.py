@@ -60,8 +60,9 @@ def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
         assert f"game {game.game_id}" in replay.output
         local = runner.invoke(app, ["replay", game.game_id, "--tenant", "club"])
         assert local.exit_code == 0 and f"game {game.game_id}" in local.output
-        stats = runner.invoke(app, ["stats", "--player", game.player_ids[0], *args],
-                              env={"COLUMNS": "250"})
+        stats = runner.invoke(
+            app, ["stats", "--player", game.player_ids[0], *args], env={"COLUMNS": "250"}
+        )
         assert stats.exit_code == 0 and game.player_ids[0] in stats.output
         assert runner.invoke(app, ["keys", "revoke", key_id]).exit_code == 0
         again = runner.invoke(app, ["upload", *args, str(home / "s.pb")])
@@ -89,9 +90,22 @@ def server_process(home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``python -m chaodipi.cli serve`` on a free port, as a real process."""
     env = dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chaodipi.cli", "serve", "--port", "0", "--audit-workers", "0",
-         "--grace", "30"],
-        env=env, cwd=home, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "chaodipi.cli",
+            "serve",
+            "--port",
+            "0",
+            "--audit-workers",
+            "0",
+            "--grace",
+            "30",
+        ],
+        env=env,
+        cwd=home,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stderr is not None
     for line in proc.stderr:
@@ -124,7 +138,8 @@ def test_sigterm_finishes_in_flight_calls(
     with grpc.insecure_channel(target) as channel:
         # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
         watch = health_pb2_grpc.HealthStub(channel).Watch(  # type: ignore[attr-defined]
-            health_pb2.HealthCheckRequest())
+            health_pb2.HealthCheckRequest()
+        )
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
             upload = client.stub.Upload.future(requests(), timeout=60)

@@ -69,8 +69,9 @@ def test_match_is_stored_as_hands(client: AuditClient) -> None:
 
 
 def test_bad_record_in_stream_keeps_the_good_ones(client: AuditClient) -> None:
-    summaries = client.upload([generate_hand("classic", 5), malformed(6),
-                               generate_hand("classic", 7)])
+    summaries = client.upload(
+        [generate_hand("classic", 5), malformed(6), generate_hand("classic", 7)]
+    )
     assert [s.status for s in summaries] == [STORED, REJECTED, STORED]
     assert "draw_order.deck[3]" in summaries[1].error and not summaries[1].game_id
     assert client.list_games().total == 2
@@ -167,19 +168,38 @@ def test_player_stats_are_the_sums_of_stored_results(client: AuditClient) -> Non
             continue
         report = audit_game(hand)
         result = seat_results(report.computed)[seats[0]]
-        totals.update(games=1, tricks=result.tricks_won, points=result.points_taken,
-                      throws=result.throws_tried, gained=result.levels_gained,
-                      won=result.won or 0, decided=result.won is not None,
-                      dealer=result.side == "dealer")
-        breaches.update(f.code for f in report.findings
-                        if f.severity == 1 and f.position.HasField("seat")
-                        and f.position.seat == seats[0])
+        totals.update(
+            games=1,
+            tricks=result.tricks_won,
+            points=result.points_taken,
+            throws=result.throws_tried,
+            gained=result.levels_gained,
+            won=result.won or 0,
+            decided=result.won is not None,
+            dealer=result.side == "dealer",
+        )
+        breaches.update(
+            f.code
+            for f in report.findings
+            if f.severity == 1 and f.position.HasField("seat") and f.position.seat == seats[0]
+        )
     (stats,) = client.player_stats([player])
     assert stats.player_id == player and stats.display_name == hands[0].players[0].display_name
-    assert (stats.games, stats.tricks_won, stats.points_taken, stats.throws_tried,
-            stats.levels_gained, stats.hands_as_dealer_side) == (
-        totals["games"], totals["tricks"], totals["points"], totals["throws"],
-        totals["gained"], totals["dealer"])
+    assert (
+        stats.games,
+        stats.tricks_won,
+        stats.points_taken,
+        stats.throws_tried,
+        stats.levels_gained,
+        stats.hands_as_dealer_side,
+    ) == (
+        totals["games"],
+        totals["tricks"],
+        totals["points"],
+        totals["throws"],
+        totals["gained"],
+        totals["dealer"],
+    )
     assert stats.hands_as_dealer_side + stats.hands_as_defenders == stats.games
     assert dict(stats.breaches_by_code) == dict(breaches) and breaches
     assert stats.win_rate == pytest.approx(totals["won"] / totals["decided"])
@@ -210,7 +230,13 @@ def test_health_and_reflection(service: Service) -> None:
         pool = descriptor_pool.DescriptorPool(database)
         described = pool.FindServiceByName("chaodipi.v1.AuditService")
         assert {m.name for m in described.methods} == {
-            "Upload", "Audit", "GetReplay", "ListGames", "PlayerStats", "Reaudit"}
+            "Upload",
+            "Audit",
+            "GetReplay",
+            "ListGames",
+            "PlayerStats",
+            "Reaudit",
+        }
         assert pool.FindMessageTypeByName("chaodipi.v1.GameRecord").fields_by_name["tricks"]
 
 
@@ -231,11 +257,16 @@ def test_player_hands_are_the_stored_seat_rows(service: Service) -> None:
         computed = audit_game(hand).computed
         seat = seat_results(computed)[1]
         result = computed.level_result
-        after = (result.dealer_team_level_after if seat.side == "dealer"
-                 else result.defender_team_level_after)
-        expected.append((seat.side, seat.points_taken,
-                         seat.levels_gained - seat.levels_conceded, after))
-    got = [(r.side, r.points_taken, r.levels_gained - r.levels_conceded, r.level_after)
-           for r in rows]
+        after = (
+            result.dealer_team_level_after
+            if seat.side == "dealer"
+            else result.defender_team_level_after
+        )
+        expected.append(
+            (seat.side, seat.points_taken, seat.levels_gained - seat.levels_conceded, after)
+        )
+    got = [
+        (r.side, r.points_taken, r.levels_gained - r.levels_conceded, r.level_after) for r in rows
+    ]
     assert sorted(got) == sorted(expected)
     assert [r.played_at for r in rows] == sorted(r.played_at for r in rows if r.played_at)
