@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import atexit
 import tempfile
 import time
 from pathlib import Path
@@ -45,6 +46,8 @@ setup(
     ext_modules=mypycify(
         ["--config-file", "mypy.toml", *sys.argv.pop(1).split(",")],
         opt_level="3",
+        # mypyc's shared library is the one top-level file: chaodipi__mypyc (a dotted group name
+        # builds a library the compiled modules cannot load).
         group_name="chaodipi",
     ),
 )
@@ -128,4 +131,15 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
-setup(distclass=CompiledDistribution, cmdclass={"build_ext": MypycBuildExt})
+def _build_base() -> str:
+    """A fresh build folder outside the work tree: nothing stale (an old compile) is reused."""
+    base = tempfile.mkdtemp(prefix="chaodipi-build-")
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    return base
+
+
+setup(
+    distclass=CompiledDistribution,
+    cmdclass={"build_ext": MypycBuildExt},
+    options={"build": {"build_base": _build_base()}},
+)

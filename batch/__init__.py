@@ -8,7 +8,8 @@ The command line runs it as ``chaodipi audit-batch``.
 """
 
 from chaodipi.batch.local import LocalBackend
-from chaodipi.batch.run import Control, Result, Row, audit_chunk, run_batch
+from chaodipi.batch.row import Row
+from chaodipi.batch.run import Control, Result, audit_chunk, run_batch
 from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink
 from chaodipi.batch.summary import Summary
 

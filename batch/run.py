@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Literal, Protocol
@@ -19,6 +19,7 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import audit_game, audit_match
+from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
 from chaodipi.v1 import audit_pb2, records_pb2
@@ -28,34 +29,6 @@ Mode = Literal["json", "proto"]
 
 DEFAULT_CHUNK = 64
 """Units per chunk: large enough that a task's overhead is small next to ~3 ms per hand."""
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """The outcome of one unit: what the summary and the ledger keep (no report, no record)."""
-
-    unit: str
-    digest: str
-    status: str  # "audited", "rejected" (not replayable), "unreadable" (import error), "failed"
-    kind: str = ""  # "game" or "match"
-    record_id: str = ""
-    ruleset: str = ""
-    hands: int = 0
-    breaches: int = 0
-    scoring_errors: int = 0
-    warnings: int = 0
-    codes: dict[str, int] = field(default_factory=dict)
-    players: dict[str, list[int]] = field(default_factory=dict)  # id -> [hands, breaches]
-    error: str = ""
-
-    def to_json(self) -> dict[str, object]:
-        """The row as a JSON object (the ledger's line)."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    @classmethod
-    def from_json(cls, value: dict[str, object]) -> Row:
-        """The row a ledger line holds."""
-        return cls(**value)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

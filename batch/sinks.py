@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from chaodipi.batch.run import Mode, Result, Row
+from chaodipi.batch.row import Row
+from chaodipi.batch.run import Mode, Result
 from chaodipi.service.db import data_dir, make_engine, session_factory
 from chaodipi.service.ingest import make_audited
 from chaodipi.service.migrate import upgrade

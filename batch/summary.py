@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-if TYPE_CHECKING:
-    from chaodipi.batch.run import Row
+from chaodipi.batch.row import Row
 
 TOP = 10
 """Tables and players listed in the summary."""
