@@ -16,12 +16,12 @@ The compile takes one to two minutes and needs a C compiler and the Python heade
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
-import atexit
 import tempfile
 import time
 from pathlib import Path

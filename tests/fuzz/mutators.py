@@ -1,4 +1,4 @@
-"""Mutators for fuzzing: the one definition shared by ``tests/fuzz`` and ``bench/fuzz.py``.
+"""Mutators for fuzzing: the one definition shared by ``tests/fuzz`` and ``tests/fuzz/campaign.py``.
 
 Every mutator is a plain function ``(target, rng)`` that damages its target in place with
 nothing but ``random.Random`` (JSON mutators return the new document, which may be a new

@@ -2,7 +2,7 @@
 
 A case's damage is a list of ``(mutator name, seed)`` steps over the tables of
 ``tests/fuzz/mutators.py``, so Hypothesis shrinks a failure to the fewest mutators on the
-simplest source; ``bench/fuzz.py`` draws the same case classes from ``random`` instead.
+simplest source; ``tests/fuzz/campaign.py`` draws the same case classes from ``random`` instead.
 """
 
 from __future__ import annotations

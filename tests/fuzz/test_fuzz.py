@@ -2,7 +2,7 @@
 
 The properties are in ``tests/fuzz/targets.py`` (one ``case.run()`` per case); this module
 runs a few hundred derandomized Hypothesis cases per target, so CI is deterministic and
-short. ``bench/fuzz.py`` runs the same targets for 100,000 cases (docs/reliability.md).
+short. ``tests/fuzz/campaign.py`` runs the same targets for 100,000 cases (docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ def _blown_up(what: str) -> tuple[records_pb2.GameRecord, str]:
 @pytest.mark.parametrize("what", ["tricks", "plays", "cards", "bids", "exchanges", "split"])
 def test_huge_repeated_field_is_rejected(what: str) -> None:
     # Rejected when read, so never replayed (the replay of such records took seconds to
-    # minutes: docs/reliability.md); speed itself is measured in bench/fuzz.py, not here.
+    # minutes: docs/reliability.md); speed itself is measured in tests/fuzz/campaign.py, not here.
     record, field = _blown_up(what)
     report = audit_game(record)
     assert [v.field for v in report.rejections] == [field]

@@ -12,8 +12,8 @@ bookkeeping, health checks and example database cost more than many cases themse
 would tie a failure to a database instead of to two numbers. The mutators are the same
 functions either way (``tests/fuzz/mutators.py``).
 
-    python bench/fuzz.py [--cases 100000] [--seed 0] [--jobs 2] [--target audit-game ...]
-    python bench/fuzz.py --seed 0 --case 1234        # rerun one case with its traceback
+    python -m tests.fuzz.campaign [--cases 100000] [--seed 0] [--jobs 2] [--target audit-game ...]
+    python -m tests.fuzz.campaign --seed 0 --case 1234        # rerun one case with its traceback
 """
 
 from __future__ import annotations
@@ -31,10 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-# The fuzz targets live with the tests: put the repository root on the path to import them.
-sys.path[0] = str(Path(__file__).resolve().parent.parent)
-
-from tests.fuzz.targets import CASES  # noqa: E402
+from tests.fuzz.targets import CASES
 
 TARGETS = {cls.target: cls for cls in CASES}
 CHUNK = 250
@@ -208,7 +205,7 @@ def main() -> int:
     for (target, kind, where), found in sorted(total.failures.items()):
         print(
             f"\nFAIL {target}: {kind} at {where} ({found.count} cases)\n"
-            f"  reproduce: python bench/fuzz.py --seed {args.seed} --case {found.index}"
+            f"  reproduce: python -m tests.fuzz.campaign --seed {args.seed} --case {found.index}"
             + "".join(f" --target {t}" for t in args.target or ())
             + f"\n  {found.error}\n  {found.case}"
         )
