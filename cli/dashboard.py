@@ -16,10 +16,12 @@ import typer
 from rich.console import Console
 
 from chaodipi import dashboard
-from chaodipi.dashboard.samples import load_samples
 from chaodipi.service.db import ENV_URL, default_url, make_engine, session_factory
 from chaodipi.service.migrate import upgrade
+from chaodipi.service.readmodel import ReadModel
+from chaodipi.service.samples import load_samples
 from chaodipi.service.server import ServerConfig, start
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 STOP_SECONDS = 10.0
@@ -89,7 +91,8 @@ def prepare(database_url: str) -> int:
     engine = make_engine(database_url)
     try:
         upgrade(engine)
-        return load_samples(session_factory(engine)).stored
+        sessions = session_factory(engine)
+        return load_samples(ReadModel(sessions, ensure_tenant(sessions, DEFAULT_TENANT))).stored
     finally:
         engine.dispose()
 

@@ -14,10 +14,11 @@ from rich.table import Table
 
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service import keys, queries
+from chaodipi.service import keys
 from chaodipi.service.client import AuditClient, field_violations
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.migrate import upgrade
+from chaodipi.service.readmodel import PlayerStatsRow, ReadModel, StatsFilter
 from chaodipi.service.server import ServerConfig, serve
 from chaodipi.service.store import DEFAULT_TENANT
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
@@ -227,13 +228,12 @@ def replay_command(
             except grpc.RpcError as error:
                 raise _fail(error) from None
     else:
-        with _local_sessions(database_url)() as session:
-            found = queries.tenant_id(session, tenant)
-            stored = None if found is None else queries.get_replay(session, found, game_id)
+        model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
+        stored = None if model is None else model.game(game_id)
         if stored is None:
             err.print(f"[red]error[/red]: no game {game_id!r} for tenant {tenant!r}")
             raise typer.Exit(1)
-        replay = stored
+        replay = stored.message()
     _print_replay(replay)
 
 
@@ -249,7 +249,7 @@ def stats_command(
 ) -> None:
     """Print player statistics."""
     players = player or []
-    rows: list[service_pb2.PlayerStats | queries.PlayerStatsRow]
+    rows: list[service_pb2.PlayerStats | PlayerStatsRow]
     if server:
         with AuditClient(server, api_key=api_key) as client:
             try:
@@ -257,17 +257,9 @@ def stats_command(
             except grpc.RpcError as error:
                 raise _fail(error) from None
     else:
-        with _local_sessions(database_url)() as session:
-            found = queries.tenant_id(session, tenant)
-            rows = (
-                []
-                if found is None
-                else list(
-                    queries.player_stats(
-                        session, found, queries.StatsFilter(tuple(players), ruleset or None)
-                    )
-                )
-            )
+        model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
+        filters = StatsFilter(tuple(players), ruleset or None)
+        rows = [] if model is None else list(model.player_stats(filters))
     table = Table(
         "player",
         "name",

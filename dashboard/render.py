@@ -91,8 +91,10 @@ def _evidence_cards(tokens: list[str], mark: str, trumps: frozenset[str]) -> str
     return cards_html(tokens, trumps=trumps, marks={mark: tokens} if mark else None)
 
 
-def finding_html(view: ReplayView, finding: audit_pb2.Finding, trumps: frozenset[str]) -> str:
-    """A finding with its message and evidence, cards drawn as cards."""
+def finding_html(view: ReplayView, finding_index: int, trumps: frozenset[str]) -> str:
+    """A finding (by its index in ``view.findings``) with its message and evidence, cards
+    drawn as cards."""
+    finding = view.findings[finding_index]
     ev = finding.evidence
     rows: list[tuple[str, str]] = []
     for label, text, mark in (("expected", ev.expected, ""), ("recorded", ev.recorded, "offence")):
@@ -129,7 +131,7 @@ def finding_html(view: ReplayView, finding: audit_pb2.Finding, trumps: frozenset
         f'<div class="cdp-finding {SEVERITY_CLASS.get(finding.severity, "")}" '
         f'data-code="{escape(finding.code)}">'
         f'<div><span class="code">{escape(finding.code)}</span> · {escape(severity)}{rule}</div>'
-        f'<div style="color:#555;font-size:12px">{escape(view.position_text(finding))}</div>'
+        f'<div style="color:#555;font-size:12px">{escape(view.position_text(finding_index))}</div>'
         f'<div style="margin-top:4px">{escape(finding.message)}</div>'
         + (f'<div class="ev">{evidence}</div>' if rows else "")
         + "</div>"

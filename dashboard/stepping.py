@@ -1,21 +1,18 @@
-"""The replay viewer's model: a stored game, its stored audit and the auditor's steps, with the
-moves a referee makes through them (one play, one trick, the next finding, any trick).
+"""The replay viewer's model: a ``GameReplay`` of the service's read model (a stored game, its
+stored audit and the current auditor's steps), with the moves a referee makes through it (one
+play, one trick, the next finding, any trick) and what the table shows at a step.
 
-Pure: built from ``chaodipi.v1`` messages, no Streamlit and no database.
+Pure: built from the read model's answer; no Streamlit, no database and no auditor.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from chaodipi.auditor import audit_game
-from chaodipi.auditor.audit import describe_position
-from chaodipi.auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
-from chaodipi.engine.cards import KINDS, CardError, card_token, parse_card, rank_index
-from chaodipi.engine.order import trump_context
+from chaodipi.engine.cards import CardError, card_token, parse_card
+from chaodipi.service.readmodel import GameReplay
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PHASES = {
@@ -63,17 +60,6 @@ def trump_text(trump: records_pb2.Trump) -> str:
     return f"level {trump.level}, trump {SUIT_TEXT.get(trump.suit, '?')}"
 
 
-def _comparable(findings: Iterable[audit_pb2.Finding]) -> list[bytes]:
-    """Findings without the hand index a match adds, for comparing two audits of one hand."""
-    out = []
-    for finding in findings:
-        copy = audit_pb2.Finding()
-        copy.CopyFrom(finding)
-        copy.position.ClearField("hand_index")
-        out.append(copy.SerializeToString(deterministic=True))
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat at the table: who sat there, their side and their team's level."""
@@ -112,22 +98,18 @@ class ReplayView:
 
     ``stored`` is the report kept with the game; ``audit`` is the current auditor's report with
     steps, whose findings the steps point at (``differs`` says whether they disagree).
+    Treat it as read-only: the dashboard shares one view of a game between sessions.
     """
 
-    def __init__(
-        self,
-        game_id: str,
-        record: records_pb2.GameRecord,
-        stored: audit_pb2.AuditReport,
-        audit: audit_pb2.AuditReport,
-    ) -> None:
-        self.game_id = game_id
-        self.record = record
-        self.stored = stored
-        self.audit = audit
-        self.steps = list(audit.steps)
-        self.findings = list(audit.findings)
-        self.differs = _comparable(stored.findings) != _comparable(self.findings)
+    def __init__(self, replay: GameReplay) -> None:
+        self.replay = replay
+        self.game_id = replay.game.game_id
+        self.record = replay.game.record
+        self.stored = replay.game.report
+        self.audit = replay.audit
+        self.differs = replay.differs
+        self.steps = list(self.audit.steps)
+        self.findings = list(self.audit.findings)
         self.finding_steps = [s.index for s in self.steps if s.finding_indexes]
         self.trick_ends: dict[int, int] = {
             s.trick: s.index
@@ -135,13 +117,6 @@ class ReplayView:
             if s.phase == audit_pb2.PHASE_PLAY and s.HasField("trick") and not s.HasField("play")
         }
         self._trick_end_steps = sorted(self.trick_ends.values())
-
-    @classmethod
-    def build(
-        cls, game_id: str, record: records_pb2.GameRecord, stored: audit_pb2.AuditReport
-    ) -> ReplayView:
-        """Re-audit ``record`` with steps (the game's stored report is kept for comparison)."""
-        return cls(game_id, record, stored, audit_game(record, steps=True))
 
     @property
     def last(self) -> int:
@@ -208,28 +183,15 @@ class ReplayView:
 
     def trumps(self, index: int) -> frozenset[str]:
         """Tokens that are trump at a step (empty before trump is known)."""
-        trump = self.steps[index].trump
-        return self._trumps(trump.level, trump.suit)
+        return self.replay.trump_cards[index]
 
-    def _trumps(self, level: str, suit: int) -> frozenset[str]:
-        if not level:
-            return frozenset()
-        ruleset = resolve_ruleset(self.record.ruleset, self.record.ruleset_overrides_json)
-        if isinstance(ruleset, Violation):
-            return frozenset()
-        try:
-            ctx = trump_context(ruleset, rank_index(level), SUITS_BY_PROTO.get(suit))
-        except (CardError, ValueError):
-            return frozenset()
-        return frozenset(card_token(k) for k in range(KINDS) if ctx.is_trump[k])
+    def step_finding_indexes(self, index: int) -> list[int]:
+        """Indexes into ``findings`` of the findings raised at a step."""
+        return [i for i in self.steps[index].finding_indexes if 0 <= i < len(self.findings)]
 
     def step_findings(self, index: int) -> list[audit_pb2.Finding]:
         """Findings raised at a step."""
-        return [
-            self.findings[i]
-            for i in self.steps[index].finding_indexes
-            if 0 <= i < len(self.findings)
-        ]
+        return [self.findings[i] for i in self.step_finding_indexes(index)]
 
     def trick_plays(self, index: int) -> tuple[int | None, list[tuple[int, list[str]]]]:
         """The trick shown at a step: its 0-based index and (seat, cards) in play order.
@@ -283,10 +245,11 @@ class ReplayView:
                 seat_marks(beat.seat).beat.extend(beat.cards)
         return out
 
-    def position_text(self, finding: audit_pb2.Finding) -> str:
-        """Where a finding applies, for people: ``trick 13, play 3, seat 2 (Zhang Min)``."""
+    def position_text(self, finding_index: int) -> str:
+        """Where a finding applies, for people: ``play, trick 13, play 3, seat 2 (Zhang Min)``."""
+        finding = self.findings[finding_index]
         pos = finding.position
-        where = describe_position(pos)
+        where = self.replay.finding_places[finding_index]
         if pos.HasField("seat") and 0 <= pos.seat < 4:
             where += f" ({self.seats[pos.seat].name})"
         return ", ".join(p for p in (PHASES.get(pos.phase, ""), where) if p)

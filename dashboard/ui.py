@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import streamlit as st
 
 from chaodipi.dashboard import data
-from chaodipi.service.queries import GameRow
-from chaodipi.service.results import parse_played_at
+from chaodipi.service.readmodel import GameRow
 
 REPLAY_PAGE = "app_pages/replay.py"
 UPLOAD_PAGE = "app_pages/upload.py"
@@ -21,10 +22,9 @@ def game_label(row: GameRow) -> str:
     return f"{row.record_id}{hand} · {row.ruleset} · {state}"
 
 
-def played_text(played_at: str) -> str:
-    """A record's RFC 3339 time as ``2026-10-13 21:00 UTC`` (``unknown`` when absent)."""
-    when = parse_played_at(played_at)
-    return f"{when:%Y-%m-%d %H:%M} UTC" if when else "at an unknown time"
+def played_text(played_at: datetime | None) -> str:
+    """When a game was played, as ``2026-10-13 21:00 UTC`` (``at an unknown time`` for None)."""
+    return f"{played_at:%Y-%m-%d %H:%M} UTC" if played_at else "at an unknown time"
 
 
 def replay_url(game_id: str) -> str:

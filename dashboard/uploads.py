@@ -1,4 +1,5 @@
-"""Uploaded files: read by ``importers``, audited and stored by ``service.ingest``.
+"""Uploaded files: read by ``importers``, audited and stored by ``service.ingest``, for the tenant
+and database of the service's read model.
 
 A file that cannot be read is reported by name with the reason; the records of the other files
 (and the readable records of a partly bad file) are still stored.
@@ -10,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chaodipi import importers
-from chaodipi.service.db import SessionFactory
 from chaodipi.service.ingest import ingest_records
+from chaodipi.service.readmodel import ReadModel
 from chaodipi.v1 import records_pb2, service_pb2
 
 STATUS = {
@@ -49,10 +50,9 @@ class UploadOutcome:
         return sum(1 for r in self.records if r.status == status)
 
 
-def ingest_files(
-    sessions: SessionFactory, tenant: int, files: Sequence[tuple[str, bytes]]
-) -> UploadOutcome:
-    """Read, audit and store ``(name, content)`` files; one outcome for all of them."""
+def ingest_files(model: ReadModel, files: Sequence[tuple[str, bytes]]) -> UploadOutcome:
+    """Read, audit and store ``(name, content)`` files where ``model`` reads (its database and
+    tenant); one outcome for all of them."""
     outcome = UploadOutcome()
     records: list[records_pb2.RecordFile] = []
     names: list[str] = []
@@ -70,7 +70,8 @@ def ingest_files(
         names.extend(name for _ in result.records)
     if not records:
         return outcome
-    for name, summary in zip(names, ingest_records(sessions, tenant, records), strict=True):
+    summaries = ingest_records(model.sessions, model.tenant_id, records)
+    for name, summary in zip(names, summaries, strict=True):
         games = tuple(summary.hand_game_ids) or ((summary.game_id,) if summary.game_id else ())
         outcome.records.append(
             StoredRecord(

@@ -1,6 +1,7 @@
 """The gRPC audit service: stores uploaded records with their audit and serves replays.
 
-Modules: ``server`` (grpc.aio server), ``client`` (typed client), ``ingest`` (audit and store
-records), ``queries`` (read-only queries for the dashboard), ``store``, ``models``, ``db``,
-``keys``, ``migrate`` and ``commands`` (CLI).
+Modules: ``server`` (grpc.aio server), ``client`` (typed client), ``readmodel`` (every read of
+stored games, for the server, the CLI and the dashboard), ``ingest`` (audit and store records:
+the one write path), ``samples`` (sample games for an empty database), ``store``, ``models``,
+``db``, ``keys`` and ``migrate``.
 """

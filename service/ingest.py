@@ -1,6 +1,6 @@
 """The one code path that audits and stores records: the server's Upload, the dashboard's upload
-page and batch imports all go through ``ingest_records`` (or its two halves, ``audit_upload``
-and ``service.store.store_batch``).
+page, sample games and batch imports all go through ``ingest_records`` (or its two halves,
+``audit_upload`` and ``service.store.store_batch``).
 
 A record the auditor cannot replay (its report has ``rejections``) is not stored: its summary
 says STATUS_REJECTED and names the fields. A record that replays but breaks the rules is stored

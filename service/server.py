@@ -42,7 +42,6 @@ from sqlalchemy import Engine
 
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.engine.ruleset import Ruleset
-from chaodipi.service import queries
 from chaodipi.service.audited import Audited
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.ingest import (
@@ -56,6 +55,14 @@ from chaodipi.service.ingest import (
 )
 from chaodipi.service.keys import has_active_keys, tenant_for_key
 from chaodipi.service.migrate import upgrade
+from chaodipi.service.readmodel import (
+    BadPageToken,
+    GameFilter,
+    GameReplay,
+    ReadModel,
+    StatsFilter,
+    StoredGame,
+)
 from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant, store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
 
@@ -69,7 +76,6 @@ _REQUEST_TYPES = {
 """The request message type of each AuditService method, by its gRPC path."""
 _TENANT: contextvars.ContextVar[int] = contextvars.ContextVar("tenant")
 _STREAM: contextvars.ContextVar[_StreamRead] = contextvars.ContextVar("stream")
-T = TypeVar("T")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 _Batch = list[tuple[Audited, service_pb2.RecordSummary]]
@@ -299,14 +305,10 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             return service_pb2.AuditResponse(report=report)
         return service_pb2.AuditResponse(match_report=report)
 
-    async def _read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        tenant = _TENANT.get()
-
-        def run() -> T:
-            with self.state.sessions() as session:
-                return fn(session, tenant, *args, **kwargs)
-
-        return await asyncio.to_thread(run)
+    def _model(self) -> ReadModel:
+        """The caller's tenant's stored games (its methods do blocking database I/O: run them
+        in a thread)."""
+        return ReadModel(self.state.sessions, _TENANT.get())
 
     async def GetReplay(
         self,
@@ -316,12 +318,15 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         ],
     ) -> service_pb2.GetReplayResponse:
         """A stored game of the caller's tenant, with steps recomputed on request."""
-        replay = await self._read(
-            queries.get_replay, request.game_id, include_steps=request.include_steps
-        )
-        if replay is None:
+        model = self._model()
+        found: GameReplay | StoredGame | None
+        if request.include_steps:
+            found = await asyncio.to_thread(model.replay, request.game_id)
+        else:
+            found = await asyncio.to_thread(model.game, request.game_id)
+        if found is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
-        return service_pb2.GetReplayResponse(replay=replay)
+        return service_pb2.GetReplayResponse(replay=found.message())
 
     async def ListGames(
         self,
@@ -331,7 +336,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         ],
     ) -> service_pb2.ListGamesResponse:
         """A page of the caller's games matching the filters."""
-        filters = queries.GameFilter(
+        filters = GameFilter(
             ruleset=request.ruleset or None,
             player_id=request.player_id or None,
             finding_code=request.finding_code or None,
@@ -346,13 +351,13 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
                 [audit_pb2.FieldViolation(field="page_size", description="must not be negative")],
             )
         try:
-            page = await self._read(
-                queries.list_games,
+            page = await asyncio.to_thread(
+                self._model().games,
                 filters,
                 page_size=request.page_size,
                 page_token=request.page_token,
             )
-        except queries.BadPageToken as exc:
+        except BadPageToken as exc:
             await _abort_bad_request(
                 context,
                 "bad page token",
@@ -388,13 +393,13 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         ],
     ) -> service_pb2.PlayerStatsResponse:
         """Statistics of the caller's players, computed by the database."""
-        filters = queries.StatsFilter(
+        filters = StatsFilter(
             player_ids=tuple(request.player_ids),
             ruleset=request.ruleset or None,
             played_from=_utc(request.played_from) if request.HasField("played_from") else None,
             played_to=_utc(request.played_to) if request.HasField("played_to") else None,
         )
-        rows = await self._read(queries.player_stats, filters)
+        rows = await asyncio.to_thread(self._model().player_stats, filters)
         response = service_pb2.PlayerStatsResponse()
         for row in rows:
             response.players.add(
@@ -423,12 +428,12 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         context: grpc.aio.ServicerContext[service_pb2.ReauditRequest, service_pb2.ReauditResponse],
     ) -> service_pb2.ReauditResponse:
         """Audit a stored game again, under another ruleset if asked; nothing is stored."""
-        record = await self._read(queries.get_record, request.game_id)
-        if record is None:
+        game = await asyncio.to_thread(self._model().game, request.game_id)
+        if game is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
         ruleset = _ruleset(
-            record.ruleset,
-            record.ruleset_overrides_json,
+            game.record.ruleset,
+            game.record.ruleset_overrides_json,
             request.ruleset,
             request.ruleset_overrides_json,
         )
@@ -438,11 +443,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
                 "bad ruleset",
                 [audit_pb2.FieldViolation(field=ruleset.field, description=ruleset.description)],
             )
-        loop = asyncio.get_running_loop()
-        report = await loop.run_in_executor(
-            None, run_audit, service_pb2.UploadRequest(game=record), ruleset
-        )
-        assert isinstance(report, audit_pb2.AuditReport)
+        report = await asyncio.get_running_loop().run_in_executor(None, game.reaudit, ruleset)
         return service_pb2.ReauditResponse(report=report)
 
 

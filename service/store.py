@@ -19,7 +19,6 @@ from sqlmodel import col
 from chaodipi.service.audited import Audited, content_hash, fill_from_match, rejected_summary
 from chaodipi.service.db import SessionFactory
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
-from chaodipi.service.queries import tenant_id as find_tenant
 from chaodipi.service.results import parse_played_at, seat_results, short_level_result, utcnow
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
@@ -34,6 +33,11 @@ _StoredRow = Row[str, str, int, int, int, str]
 def new_id() -> str:
     """A random 16-hex-digit id for games and matches (short enough to type)."""
     return secrets.token_hex(8)
+
+
+def find_tenant(session: Session, name: str) -> int | None:
+    """The id of the tenant called ``name`` (``"default"`` when the server runs without keys)."""
+    return session.scalar(select(col(Tenant.id)).where(col(Tenant.name) == name))
 
 
 def ensure_tenant(sessions: SessionFactory, name: str) -> int:

@@ -4,11 +4,10 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from chaodipi.auditor import CODES
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.stepping import SEVERITIES
 from chaodipi.engine.ruleset import BUILTIN
-from chaodipi.service.queries import GameFilter
+from chaodipi.service.readmodel import FINDING_CODES, GameFilter
 
 PAGE_SIZE = 100
 STATES = {"all": None, "clean": False, "with findings": True}
@@ -28,7 +27,7 @@ player = row1[1].selectbox(
     format_func=players.__getitem__,
     key="f-player",
 )
-code = row1[2].selectbox("Finding code", list(CODES), index=None, placeholder="any", key="f-code")
+code = row1[2].selectbox("Finding code", FINDING_CODES, index=None, placeholder="any", key="f-code")
 dates = row1[3].date_input("Played between", value=(), key="f-dates")
 state = row1[4].segmented_control("Games", list(STATES), default="all", key="f-state")
 

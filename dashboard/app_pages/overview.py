@@ -3,9 +3,11 @@
 import plotly.express as px
 import streamlit as st
 
-from chaodipi.dashboard import data, samples, ui
+from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.stepping import SEVERITIES
-from chaodipi.service.queries import GameFilter
+from chaodipi.service.readmodel import GameFilter
+from chaodipi.service.samples import load_samples
+from chaodipi.v1 import audit_pb2
 
 st.title("Chao Di Pi audits")
 st.caption(f"Database: `{data.database_url()}`")
@@ -22,7 +24,7 @@ if not page.total:
         "Load sample games", type="primary", icon=":material/auto_awesome:", key="load-samples"
     ):
         with st.spinner("Generating, auditing and storing sample games…"):
-            result = samples.load_samples(data.sessions())
+            result = load_samples(data.model())
         data.changed()
         st.session_state["samples-loaded"] = result.stored
         st.rerun()
@@ -37,7 +39,7 @@ counts = data.finding_counts()
 columns = st.columns(4)
 columns[0].metric("Games", page.total)
 columns[1].metric("With findings", flagged.total)
-breaches = sum(c.count for c in counts if SEVERITIES.get(c.severity) == "breach")
+breaches = sum(c.count for c in counts if c.severity == audit_pb2.SEVERITY_BREACH)
 columns[2].metric("Breaches", breaches)
 columns[3].metric("Players", len(data.players()))
 

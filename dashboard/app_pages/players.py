@@ -6,7 +6,7 @@ import streamlit as st
 
 from chaodipi.dashboard import data, ui
 from chaodipi.engine.cards import RANK_LETTERS
-from chaodipi.service.queries import PlayerStatsRow
+from chaodipi.service.readmodel import PlayerStatsRow
 
 COLOURS = ["#1e5631", "#c62828"]
 

@@ -3,15 +3,12 @@
 import streamlit as st
 from plotly import graph_objects
 
-from chaodipi.auditor.audit import describe_result
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.cards import STYLE, legend_html
 from chaodipi.dashboard.render import finding_html, info_html, table_html
 from chaodipi.dashboard.stepping import ReplayView
 from chaodipi.engine.ruleset import BUILTIN, get_ruleset
-from chaodipi.service.ingest import run_audit
-from chaodipi.service.queries import GameFilter
-from chaodipi.v1 import audit_pb2, service_pb2
+from chaodipi.service.readmodel import GameFilter
 
 st.html(STYLE)
 st.title("Replay")
@@ -74,12 +71,12 @@ def jump_to_trick() -> None:
 
 record, stored = view.record, view.stored
 computed = view.audit.computed
-result = computed.level_result
+result = view.replay.result_text
 st.caption(
     f"Record **{record.record_id}** · ruleset **{stored.ruleset or record.ruleset}** · "
-    f"played {ui.played_text(record.played_at)} · defenders "
+    f"played {ui.played_text(view.replay.game.played_at)} · defenders "
     f"{computed.defenders_points} points"
-    + (f" · result {describe_result(result)}" if computed.HasField("level_result") else "")
+    + (f" · result {result}" if result else "")
     + f" · stored audit: {stored.breaches} breaches, {stored.scoring_errors} scoring errors, "
     f"{stored.warnings} warnings"
 )
@@ -164,11 +161,11 @@ with table:
     st.html(table_html(view, step))
     st.html(legend_html())
 with side:
-    here = view.step_findings(step)
+    here = view.step_finding_indexes(step)
     trumps = view.trumps(step)
     if here:
         st.markdown(f"**{len(here)} finding{'s' if len(here) > 1 else ''} at this step**")
-        st.html("".join(finding_html(view, f, trumps) for f in here))
+        st.html("".join(finding_html(view, i, trumps) for i in here))
     else:
         st.markdown("**No finding at this step**")
         if following is not None:
@@ -178,9 +175,10 @@ with side:
     if view.findings:
         with st.expander(f"All findings ({len(view.findings)})", expanded=not here):
             for position, index in enumerate(view.finding_steps):
-                for finding in view.step_findings(index):
+                for i in view.step_finding_indexes(index):
+                    finding = view.findings[i]
                     st.button(
-                        f"{finding.code} · {view.position_text(finding)}",
+                        f"{finding.code} · {view.position_text(i)}",
                         key=f"goto-{position}-{finding.code}",
                         on_click=go,
                         args=(index,),
@@ -256,8 +254,7 @@ with st.expander("Re-audit this game"):
     choice = st.selectbox("Ruleset", ["(its own)", *BUILTIN], key="reaudit-ruleset")
     if st.button("Re-audit", key="reaudit"):
         chosen = None if choice == "(its own)" else get_ruleset(choice)
-        report = run_audit(service_pb2.UploadRequest(game=record), chosen)
-        assert isinstance(report, audit_pb2.AuditReport)
+        report = view.replay.game.reaudit(chosen)
         codes = sorted({f.code for f in report.findings}) or ["none"]
         st.write(
             f"{len(report.findings)} findings: {', '.join(codes)} (stored: {len(stored.findings)})."

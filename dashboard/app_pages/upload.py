@@ -17,9 +17,7 @@ st.write(
 files = st.file_uploader("Record files", accept_multiple_files=True, key="upload-files")
 if files and st.button("Audit and store", type="primary", key="upload-go"):
     with st.spinner("Auditing and storing…"):
-        outcome = ingest_files(
-            data.sessions(), data.writable_tenant(), [(f.name, f.getvalue()) for f in files]
-        )
+        outcome = ingest_files(data.model(), [(f.name, f.getvalue()) for f in files])
     data.changed()
     st.session_state["upload-outcome"] = outcome
 

@@ -8,22 +8,18 @@ import pytest
 import streamlit as st
 from dashboard_support import Seeded, make_db
 
-from chaodipi.dashboard.samples import load_samples
-from chaodipi.service.db import ENV_URL, make_engine, session_factory
-from chaodipi.service.queries import GameFilter, list_games, tenant_id
-from chaodipi.service.store import DEFAULT_TENANT
+from chaodipi.service.db import ENV_URL
+from chaodipi.service.readmodel import ReadModel
+from chaodipi.service.samples import load_samples
 
 
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
     """Eleven sample hands (three with planted faults) and one match."""
     url = make_db(tmp_path_factory.mktemp("db") / "seeded.db")
-    sessions = session_factory(make_engine(url))
-    load_samples(sessions, hands=11, matches=1)
-    with sessions() as session:
-        tenant = tenant_id(session, DEFAULT_TENANT)
-        assert tenant is not None
-        rows = list_games(session, tenant, GameFilter(), page_size=100).games
+    model = ReadModel.open(url)
+    load_samples(model, hands=11, matches=1)
+    rows = model.games(page_size=100).games
     by_code = {code: row.game_id for row in rows for code in row.finding_codes}
     clean = next(row.game_id for row in rows if not row.finding_codes)
     return Seeded(url, by_code["FOLLOW_REVOKE"], by_code["THROW_NOT_ENFORCED"], clean)

@@ -9,16 +9,15 @@ from dashboard_support import make_db
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.dashboard import APP, prepare, streamlit_command, streamlit_env
-from chaodipi.dashboard.samples import is_empty, load_samples, sample_records
 from chaodipi.dashboard.uploads import ingest_files
-from chaodipi.service.db import ENV_URL, make_engine, session_factory
-from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
+from chaodipi.service.db import ENV_URL
+from chaodipi.service.readmodel import ReadModel
+from chaodipi.service.samples import load_samples, sample_records
 from chaodipi.v1 import records_pb2
 
 
 def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
-    sessions = session_factory(make_engine(make_db(tmp_path / "u.db")))
-    tenant = ensure_tenant(sessions, DEFAULT_TENANT)
+    model = ReadModel.open(make_db(tmp_path / "u.db"))
     hand = records_pb2.RecordFile(game=generate_hand("classic", 7))
     match = records_pb2.RecordFile(game=generate_hand("anhui", 8))
     files = [
@@ -27,7 +26,7 @@ def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
         ("hand.json", importers.dumps([match], "json")),
         ("empty.txt", b""),
     ]
-    outcome = ingest_files(sessions, tenant, files)
+    outcome = ingest_files(model, files)
     assert [(r.file, r.status) for r in outcome.records if r.status == "stored"] == [
         ("hand.pb", "stored"),
         ("hand.json", "stored"),
@@ -36,7 +35,7 @@ def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
         r.file == "bad.txt" and r.status == "rejected" for r in outcome.records
     )
     assert any(p.startswith("empty.txt") for p in outcome.problems)
-    again = ingest_files(sessions, tenant, files[:1])
+    again = ingest_files(model, files[:1])
     assert again.count("duplicate") == 1 and again.records[0].game_ids
 
 
@@ -49,11 +48,10 @@ def test_samples_carry_faults_and_load_only_once(tmp_path: Path) -> None:
         "anhui",
         "changshu",
     }
-    sessions = session_factory(make_engine(make_db(tmp_path / "s.db")))
-    assert is_empty(sessions)
-    first = load_samples(sessions, hands=4, matches=0)
-    assert first.stored == 4 and not first.skipped and not is_empty(sessions)
-    assert load_samples(sessions, hands=4, matches=0).skipped
+    model = ReadModel.open(make_db(tmp_path / "s.db"))
+    first = load_samples(model, hands=4, matches=0)
+    assert first.stored == 4 and not first.skipped and model.games().total == 4
+    assert load_samples(model, hands=4, matches=0).skipped
 
 
 def test_prepare_migrates_and_fills_an_empty_database_once(tmp_path: Path) -> None:

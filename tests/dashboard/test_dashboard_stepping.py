@@ -1,6 +1,7 @@
 """The replay model: moves through the steps, findings at their step, evidence marks, scores."""
 
 import random
+from datetime import UTC, datetime
 
 import pytest
 
@@ -9,7 +10,14 @@ from chaodipi.auditor.faults import plant
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.dashboard.render import finding_html, info_html, table_html
 from chaodipi.dashboard.stepping import ReplayView, card_tokens
-from chaodipi.v1 import audit_pb2
+from chaodipi.service.readmodel import StoredGame
+from chaodipi.v1 import audit_pb2, records_pb2
+
+
+def stored(record: records_pb2.GameRecord, report: audit_pb2.AuditReport) -> StoredGame:
+    """A game as the read model gives it, without a database."""
+    now = datetime(2026, 10, 1, tzinfo=UTC)
+    return StoredGame("g1", "", now, now, None, None, record, report)
 
 
 def view_of(code: str | None, ruleset: str = "classic") -> ReplayView:
@@ -21,7 +29,7 @@ def view_of(code: str | None, ruleset: str = "classic") -> ReplayView:
             if planted is None:
                 continue
             record = planted[0]
-        return ReplayView.build("g1", record, audit_game(record))
+        return ReplayView(stored(record, audit_game(record)).replay())
     raise AssertionError(f"no hand takes {code}")
 
 
@@ -50,13 +58,16 @@ def test_revoke_shows_legal_alternative_at_its_step() -> None:
     view = view_of("FOLLOW_REVOKE")
     index = view.next_finding(0)
     assert index is not None
-    finding = next(f for f in view.step_findings(index) if f.code == "FOLLOW_REVOKE")
+    at = next(
+        i for i in view.step_finding_indexes(index) if view.findings[i].code == "FOLLOW_REVOKE"
+    )
+    finding = view.findings[at]
     seat = finding.position.seat
     assert view.steps[index].play == finding.position.play
     marks = view.marks(index)[seat]
     assert marks.alt == list(finding.evidence.legal_alternative)
     assert marks.offence == card_tokens(finding.evidence.recorded)
-    html = finding_html(view, finding, view.trumps(index))
+    html = finding_html(view, at, view.trumps(index))
     assert "FOLLOW_REVOKE" in html and 'class="cdp-card' in html and " alt" in html
     assert "cdp-seat flagged" in table_html(view, index)
     assert view.prev_finding(index) is None or view.prev_finding(index) < index
@@ -69,13 +80,16 @@ def test_throw_not_enforced_marks_the_beating_cards() -> None:
         for i in view.finding_steps
         if any(f.code == "THROW_NOT_ENFORCED" for f in view.step_findings(i))
     )
-    finding = next(f for f in view.step_findings(index) if f.code == "THROW_NOT_ENFORCED")
+    at = next(
+        i for i in view.step_finding_indexes(index) if view.findings[i].code == "THROW_NOT_ENFORCED"
+    )
+    finding = view.findings[at]
     holders = {b.seat for b in finding.evidence.beaten_by}
     marks = view.marks(index)
     assert holders <= set(marks) and all(marks[s].beat for s in holders)
     html = table_html(view, index)
     assert "cdp-card" in html and " beat" in html
-    assert "beaten by" in finding_html(view, finding, view.trumps(index))
+    assert "beaten by" in finding_html(view, at, view.trumps(index))
 
 
 def test_scoring_finding_differs_from_claims_on_the_chart() -> None:
@@ -108,7 +122,7 @@ def test_stored_report_that_differs_is_flagged() -> None:
     record = generate_hand("classic", 3)
     stale = audit_pb2.AuditReport()
     stale.findings.add(code="SCORE_MISMATCH")
-    assert ReplayView.build("g", record, stale).differs
+    assert ReplayView(stored(record, stale).replay()).differs
 
 
 @pytest.mark.parametrize("text", ["", "3", "not cards"])

@@ -18,11 +18,11 @@ from sqlalchemy import func, select
 from sqlmodel import col
 
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service import queries
 from chaodipi.service.client import AuditClient, field_violations
 from chaodipi.service.keys import create_key, revoke_key
 from chaodipi.service.models import Finding, Game, GamePlayer
 from chaodipi.service.server import ServerConfig
+from chaodipi.service.store import find_tenant
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from tests.service.service_support import MAX_MESSAGE, Service, running_service
 
@@ -70,7 +70,7 @@ def tenant_with_key(service: Service) -> tuple[int, str, str]:
     name = f"tenant-{secrets.token_hex(4)}"
     key_id, key = create_key(service.sessions, name)
     with service.sessions() as session:
-        tenant = queries.tenant_id(session, name)
+        tenant = find_tenant(session, name)
     assert tenant is not None
     return tenant, key_id, key
 

@@ -15,9 +15,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service import queries
 from chaodipi.service.client import AuditClient, field_violations
 from chaodipi.service.keys import create_key
+from chaodipi.service.readmodel import ReadModel
 from chaodipi.service.results import seat_results
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from tests.service.service_support import Service
@@ -246,11 +246,10 @@ def test_player_hands_are_the_stored_seat_rows(service: Service) -> None:
     with AuditClient(service.target, api_key=create_key(service.sessions, tenant)[1]) as client:
         client.upload([match])
     player = match.players[1].id
-    with service.sessions() as session:
-        tenant_id = queries.tenant_id(session, tenant)
-        assert tenant_id is not None
-        rows = queries.player_hands(session, tenant_id, player)
-        assert queries.player_hands(session, tenant_id, "nobody") == []
+    model = ReadModel.for_tenant(service.sessions, tenant)
+    assert model is not None
+    rows = model.player_hands(player)
+    assert model.player_hands("nobody") == []
     expected = []
     for hand in match.hands:
         hand.players.extend(match.players)

@@ -1,4 +1,5 @@
-"""Generated sample games for an empty database, stored through the service's ingest path.
+"""Generated sample games for an empty database (``chaodipi up``, the dashboard's first page),
+stored through the service's ingest path.
 
 One hand in five carries a planted fault; the first faulty hands get faults whose
 evidence the replay page shows on the cards (a revoke with its legal alternative, a throw
@@ -11,17 +12,11 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
-from sqlmodel import col
-
 from chaodipi.auditor.faults import plant, plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.engine.ruleset import BUILTIN
-from chaodipi.service.db import SessionFactory
 from chaodipi.service.ingest import ingest_records
-from chaodipi.service.models import Game
-from chaodipi.service.queries import tenant_id
-from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
+from chaodipi.service.readmodel import ReadModel
 from chaodipi.v1 import records_pb2
 
 SHOWCASE = (
@@ -46,16 +41,6 @@ class SampleResult:
     stored: int
     planted: int
     skipped: bool
-
-
-def is_empty(sessions: SessionFactory, tenant: str = DEFAULT_TENANT) -> bool:
-    """True when the tenant has no stored game (or does not exist yet)."""
-    with sessions() as session:
-        found = tenant_id(session, tenant)
-        if found is None:
-            return True
-        stored = select(col(Game.id)).where(col(Game.tenant_id) == found).limit(1)
-        return session.scalar(stored) is None
 
 
 def sample_records(
@@ -89,13 +74,12 @@ def sample_records(
 
 
 def load_samples(
-    sessions: SessionFactory, *, hands: int = 24, matches: int = 2, seed: int = 1
+    model: ReadModel, *, hands: int = 24, matches: int = 2, seed: int = 1
 ) -> SampleResult:
-    """Audit and store sample games for the default tenant, only if it has no games yet."""
-    if not is_empty(sessions):
+    """Audit and store sample games for the model's tenant, only if it has no games yet."""
+    if model.games(page_size=1).total:
         return SampleResult(0, 0, skipped=True)
-    tenant = ensure_tenant(sessions, DEFAULT_TENANT)
     records, planted = sample_records(hands, matches, seed)
-    summaries = ingest_records(sessions, tenant, records)
+    summaries = ingest_records(model.sessions, model.tenant_id, records)
     stored = sum(1 for s in summaries if s.status == s.STATUS_STORED)
     return SampleResult(stored, planted, skipped=False)

@@ -1,0 +1,709 @@
+"""The read model: every read of stored games, for the gRPC server, the CLI and the dashboard.
+
+A ``ReadModel`` is one tenant's view of one database. Each method opens its own session and
+never writes. Answers are frozen dataclasses (``GamePage``, ``PlayerStatsRow``, ``GameReplay``
+…); what they carry of a record or an audit is the ``chaodipi.v1`` message itself, shared with
+whoever else holds the answer (the dashboard caches replays across sessions), so treat those
+messages as read-only and copy before changing one. Aggregates are computed by the database
+(GROUP BY, SUM, COUNT), and SQLite and PostgreSQL answer alike.
+
+Steps of a replay are not stored (a hand's steps are ~15x the size of its record): ``replay``
+recomputes them with the current auditor, and says whether its findings still match the stored
+audit. The replay viewer needs nothing else from the auditor: a ``GameReplay`` also carries the
+trump cards of every step and where each finding stands, in words.
+
+>>> from chaodipi.auditor.generate import generate_hand
+>>> from chaodipi.service.ingest import ingest_records
+>>> model = ReadModel.open("sqlite://")        # in memory; migrated, with the "default" tenant
+>>> model.games().total
+0
+>>> summaries = ingest_records(model.sessions, model.tenant_id, [generate_hand("classic", 1)])
+>>> page = model.games(GameFilter(ruleset="classic", with_findings=False), page_size=20)
+>>> page.total, page.games[0].record_id, page.games[0].player_ids
+(1, 'classic-1', ('zhang.min', 'chen.jing', 'li.wei', 'huang.li'))
+>>> replay = model.replay(page.games[0].game_id)
+>>> replay.differs, replay.audit.steps[-1].phase == audit_pb2.PHASE_SCORING, replay.result_text
+(False, True, 'D+5')
+>>> [(row.player_id, row.games) for row in model.player_stats(StatsFilter(("li.wei",)))]
+[('li.wei', 1)]
+>>> model.replay("no-such-game") is None
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Float,
+    SQLColumnExpression,
+    and_,
+    case,
+    cast,
+    exists,
+    func,
+    or_,
+    select,
+)
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from chaodipi.auditor import CODES, audit_game
+from chaodipi.auditor.audit import describe_position, describe_result
+from chaodipi.auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
+from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
+from chaodipi.engine.order import trump_context
+from chaodipi.engine.ruleset import Ruleset
+from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.migrate import upgrade
+from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player
+from chaodipi.service.results import as_utc
+from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant, find_tenant
+from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+FINDING_CODES: tuple[str, ...] = tuple(CODES)
+"""Every code a finding may carry (the auditor's catalogue), e.g. for a filter's choices."""
+
+STALE_STEPS_NOTE = (
+    "steps were recomputed by a newer auditor whose findings differ from the stored "
+    "audit; their finding indexes are omitted (re-audit the game to compare)"
+)
+"""The note a replay message carries when its steps' findings are not the stored ones."""
+
+
+class BadPageToken(ValueError):
+    """A page token that this service did not issue."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """Which games to select; ``None`` (or empty) matches everything.
+
+    ``played_from`` is inclusive and ``played_to`` exclusive; both are compared in UTC (naive
+    values are taken as UTC). ``with_findings`` selects games with (True) or without (False)
+    any finding. ``player_id`` is the id records give a player.
+    """
+
+    ruleset: str | None = None
+    player_id: str | None = None
+    finding_code: str | None = None
+    played_from: datetime | None = None
+    played_to: datetime | None = None
+    with_findings: bool | None = None
+    match_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StatsFilter:
+    """Which players and games count towards statistics; empty matches everything."""
+
+    player_ids: tuple[str, ...] = ()
+    ruleset: str | None = None
+    played_from: datetime | None = None
+    played_to: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A stored game in a listing."""
+
+    game_id: str
+    record_id: str
+    ruleset: str
+    player_ids: tuple[str, ...]
+    played_at: datetime | None
+    stored_at: datetime
+    breaches: int
+    scoring_errors: int
+    warnings: int
+    finding_codes: tuple[str, ...]
+    defenders_points: int | None
+    level_result: str
+    match_id: str | None
+    hand_index: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """One page of games, the token of the next page (empty: last page) and the total count."""
+
+    games: tuple[GameRow, ...]
+    next_page_token: str
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatsRow:
+    """A player's statistics over the selected games (see ``chaodipi.v1.PlayerStats``)."""
+
+    player_id: str
+    display_name: str
+    games: int
+    hands_as_dealer_side: int
+    hands_as_defenders: int
+    tricks_won: int
+    points_taken: int
+    throws_tried: int
+    throws_stood: int
+    throws_failed: int
+    kou_di_count: int
+    kou_di_points: int
+    levels_gained: int
+    levels_conceded: int
+    win_rate: float
+    breaches_by_code: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FindingCount:
+    """How many findings of one code (and severity) the selected games hold."""
+
+    code: str
+    severity: audit_pb2.Severity.ValueType
+    count: int
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """A known player and the number of stored games they played."""
+
+    player_id: str
+    display_name: str
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerHandRow:
+    """One stored hand seen from a player's seat (a row of ``game_player``)."""
+
+    game_id: str
+    played_at: datetime | None
+    side: str  # "dealer", "defender", or "" when the dealer could not be decided
+    points_taken: int
+    levels_gained: int
+    levels_conceded: int
+    level_after: str  # the team's level after the hand; "" when unscored or the match ended
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """A stored match: its record (without hands), match-level report, and its hands' game ids."""
+
+    match_id: str
+    record: records_pb2.MatchRecord
+    report: audit_pb2.MatchAuditReport
+    hand_game_ids: tuple[str, ...]
+    stored_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A stored game: its record as uploaded and the audit stored with it (no steps).
+
+    ``played_at`` is the record's time read as UTC (None when absent or unreadable); a hand of
+    a match has its ``match_id`` and 0-based ``hand_index``.
+    """
+
+    game_id: str
+    content_hash: str
+    stored_at: datetime
+    played_at: datetime | None
+    match_id: str | None
+    hand_index: int | None
+    record: records_pb2.GameRecord
+    report: audit_pb2.AuditReport
+
+    def message(self) -> service_pb2.Replay:
+        """The game as ``GetReplay`` answers it without steps (a new message)."""
+        replay = service_pb2.Replay(
+            game_id=self.game_id,
+            content_hash=self.content_hash,
+            record=self.record,
+            report=self.report,
+        )
+        replay.stored_at.FromDatetime(as_utc(self.stored_at))
+        return replay
+
+    def replay(self) -> GameReplay:
+        """The game with its steps recomputed by the current auditor (one audit of the hand:
+        linear in its plays)."""
+        # The stored audit of a match's hand carries its hand index in every finding's
+        # position: auditing with the same index keeps the two comparable as they are.
+        audit = audit_game(self.record, steps=True, hand_index=self.hand_index)
+        computed = audit.computed
+        return GameReplay(
+            game=self,
+            audit=audit,
+            differs=list(audit.findings) != list(self.report.findings),
+            trump_cards=_trump_cards(self.record, audit.steps),
+            finding_places=tuple(_place_in_hand(f.position) for f in audit.findings),
+            result_text=describe_result(computed.level_result)
+            if computed.HasField("level_result")
+            else "",
+        )
+
+    def reaudit(self, ruleset: Ruleset | None = None) -> audit_pb2.AuditReport:
+        """The current auditor's report on the stored record under ``ruleset`` (None: the
+        record's own); nothing is stored, the stored audit stays as it was."""
+        return audit_game(self.record, ruleset=ruleset)
+
+
+@dataclass(frozen=True, slots=True)
+class GameReplay:
+    """A stored game ready to step through.
+
+    ``audit`` is the current auditor's report on the stored record, with its steps; the steps'
+    ``finding_indexes`` point into ``audit.findings``. ``differs`` is True when those findings
+    are not the stored ones (``game.report``: a newer auditor). ``trump_cards`` holds, for each
+    step, the card tokens that are trump after it (empty before any declaration);
+    ``finding_places`` says where each finding of ``audit`` stands within the hand
+    (``trick 13, play 3, seat 2``); ``result_text`` is the computed level change (``D+2``,
+    ``swap``; empty when there is none).
+    """
+
+    game: StoredGame
+    audit: audit_pb2.AuditReport
+    differs: bool
+    trump_cards: tuple[frozenset[str], ...]
+    finding_places: tuple[str, ...]
+    result_text: str
+
+    def message(self) -> service_pb2.Replay:
+        """The game as ``GetReplay`` answers it with steps: the stored report with the steps
+        recomputed. Steps whose findings are not the stored ones (``differs``) would point at
+        the wrong findings, so their ``finding_indexes`` are dropped and ``notes`` says so."""
+        replay = self.game.message()
+        replay.report.steps.extend(self.audit.steps)
+        if self.differs:
+            for step in replay.report.steps:
+                del step.finding_indexes[:]
+            replay.report.notes.append(STALE_STEPS_NOTE)
+        return replay
+
+
+@dataclass(frozen=True, slots=True)
+class ReadModel:
+    """One tenant's stored games on one database, read (never written).
+
+    The gRPC server builds one per call from its sessions and the caller's tenant;
+    ``for_tenant`` finds a tenant by name; ``open`` prepares a database the way
+    ``chaodipi serve`` does and reads it for a tenant by name. Writes go through
+    ``chaodipi.service.ingest.ingest_records`` with this model's ``sessions`` and
+    ``tenant_id``.
+    """
+
+    sessions: SessionFactory
+    tenant_id: int
+
+    @classmethod
+    def for_tenant(cls, sessions: SessionFactory, name: str) -> ReadModel | None:
+        """The read model of the tenant called ``name``, or None when there is none (a read
+        creates nothing)."""
+        with sessions() as session:
+            found = find_tenant(session, name)
+        return None if found is None else cls(sessions, found)
+
+    @classmethod
+    def open(cls, url: str | None = None, *, tenant: str = DEFAULT_TENANT) -> ReadModel:
+        """The read model of ``tenant`` on the database at ``url`` (default: the service's,
+        ``$CHAODIPI_DATABASE_URL`` or the embedded SQLite file), after bringing the database
+        to the latest schema and creating the tenant if it is new, as the server does on start.
+        """
+        engine = make_engine(url)
+        upgrade(engine)
+        sessions = session_factory(engine)
+        return cls(sessions, ensure_tenant(sessions, tenant))
+
+    @property
+    def database_url(self) -> str:
+        """The database read, as a URL for people (any password hidden)."""
+        bind = self.sessions.kw["bind"]
+        assert isinstance(bind, Engine)  # session_factory always binds an engine
+        return bind.url.render_as_string(hide_password=True)
+
+    def games(
+        self,
+        filters: GameFilter = GameFilter(),
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        page_token: str = "",
+    ) -> GamePage:
+        """Games matching ``filters``, newest stored first, one page at a time, with the total.
+
+        ``page_size`` is clamped to 1..``MAX_PAGE_SIZE`` (0: ``DEFAULT_PAGE_SIZE``); pass the
+        returned ``next_page_token`` to get the next page. Raises ``BadPageToken`` for a token
+        this method did not return. Two queries (count, page) and one for the page's seats.
+        """
+        with self.sessions() as session:
+            return _list_games(session, self.tenant_id, filters, page_size, page_token)
+
+    def game(self, game_id: str) -> StoredGame | None:
+        """A stored game with its stored audit, or None if the tenant has no such game."""
+        with self.sessions() as session:
+            found = session.scalar(
+                select(Game).where(col(Game.id) == game_id, col(Game.tenant_id) == self.tenant_id)
+            )
+        if found is None:
+            return None
+        record, report = records_pb2.GameRecord(), audit_pb2.AuditReport()
+        record.ParseFromString(found.record)
+        report.ParseFromString(found.report)
+        return StoredGame(
+            game_id=found.id,
+            content_hash=found.content_hash,
+            stored_at=as_utc(found.stored_at),
+            played_at=as_utc(found.played_at) if found.played_at is not None else None,
+            match_id=found.match_id,
+            hand_index=found.hand_index,
+            record=record,
+            report=report,
+        )
+
+    def replay(self, game_id: str) -> GameReplay | None:
+        """A stored game with its steps recomputed by the current auditor, or None if the
+        tenant has no such game. One audit of the hand: linear in its plays."""
+        game = self.game(game_id)
+        return None if game is None else game.replay()
+
+    def match(self, match_id: str) -> MatchRow | None:
+        """A stored match with its match-level findings and its hands' game ids, or None."""
+        with self.sessions() as session:
+            found = session.scalar(
+                select(Match).where(
+                    col(Match.id) == match_id, col(Match.tenant_id) == self.tenant_id
+                )
+            )
+            if found is None:
+                return None
+            hands = tuple(
+                session.scalars(
+                    select(col(Game.id))
+                    .where(col(Game.match_id) == found.id)
+                    .order_by(col(Game.hand_index))
+                )
+            )
+        record, report = records_pb2.MatchRecord(), audit_pb2.MatchAuditReport()
+        record.ParseFromString(found.record)
+        report.ParseFromString(found.report)
+        return MatchRow(found.id, record, report, hands, as_utc(found.stored_at))
+
+    def players(self, *, search: str = "") -> list[PlayerRow]:
+        """The tenant's players with their game counts, by player id; ``search`` keeps those
+        whose id or display name holds it (case-insensitive)."""
+        with self.sessions() as session:
+            return _list_players(session, self.tenant_id, search)
+
+    def player_stats(self, filters: StatsFilter = StatsFilter()) -> list[PlayerStatsRow]:
+        """Statistics per player over the games selected, ordered by player id.
+
+        One GROUP BY over the players' seats for the totals, one over their breach findings for
+        ``breaches_by_code``. The win rate counts only hands with a computed result.
+        """
+        with self.sessions() as session:
+            return _player_stats(session, self.tenant_id, filters)
+
+    def player_hands(self, player_id: str, *, limit: int = 500) -> list[PlayerHandRow]:
+        """The player's latest ``limit`` stored hands, oldest first, straight from the seat
+        rows (empty for a player the tenant does not know)."""
+        with self.sessions() as session:
+            return _player_hands(session, self.tenant_id, player_id, limit)
+
+    def finding_counts(self, filters: GameFilter = GameFilter()) -> list[FindingCount]:
+        """Findings per code and severity in the selected games (most frequent first)."""
+        with self.sessions() as session:
+            return _finding_counts(session, self.tenant_id, filters)
+
+
+# -- replays ---------------------------------------------------------------------------------
+
+
+def _place_in_hand(position: audit_pb2.Position) -> str:
+    """Where a finding stands within its hand: its position without the hand's index."""
+    within = audit_pb2.Position()
+    within.CopyFrom(position)
+    within.ClearField("hand_index")
+    return describe_position(within)
+
+
+def _trump_cards(
+    record: records_pb2.GameRecord, steps: Sequence[audit_pb2.StepState]
+) -> tuple[frozenset[str], ...]:
+    """The trump card tokens after each step (empty before trump is known, or for a record
+    whose ruleset cannot be read). Each distinct trump is worked out once: O(steps + distinct
+    trumps x 54 card kinds)."""
+    ruleset = resolve_ruleset(record.ruleset, record.ruleset_overrides_json)
+    known: dict[tuple[str, int], frozenset[str]] = {}
+    out = []
+    for step in steps:
+        key = (step.trump.level, step.trump.suit)
+        if key not in known:
+            known[key] = _trumps(ruleset, *key)
+        out.append(known[key])
+    return tuple(out)
+
+
+def _trumps(
+    ruleset: Ruleset | Violation, level: str, suit: records_pb2.Suit.ValueType
+) -> frozenset[str]:
+    if not level or isinstance(ruleset, Violation):
+        return frozenset()
+    try:
+        ctx = trump_context(ruleset, rank_index(level), SUITS_BY_PROTO.get(suit))
+    except (CardError, ValueError):
+        return frozenset()
+    return frozenset(card_token(k) for k in range(KINDS) if ctx.is_trump[k])
+
+
+# -- queries ---------------------------------------------------------------------------------
+
+
+def _common_conditions(
+    tenant: int, ruleset: str | None, played_from: datetime | None, played_to: datetime | None
+) -> list[ColumnElement[bool]]:
+    conditions = [col(Game.tenant_id) == tenant]
+    if ruleset:
+        conditions.append(col(Game.ruleset) == ruleset)
+    if played_from is not None:
+        conditions.append(col(Game.played_at) >= as_utc(played_from))
+    if played_to is not None:
+        conditions.append(col(Game.played_at) < as_utc(played_to))
+    return conditions
+
+
+def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
+    if filters.player_id:
+        conditions.append(
+            exists().where(
+                col(GamePlayer.game_id) == col(Game.id),
+                col(GamePlayer.player_id) == col(Player.id),
+                col(Player.player_key) == filters.player_id,
+            )
+        )
+    if filters.finding_code:
+        conditions.append(
+            exists().where(
+                col(Finding.game_id) == col(Game.id),
+                col(Finding.code) == filters.finding_code,
+            )
+        )
+    if filters.with_findings is not None:
+        total = col(Game.breaches) + col(Game.scoring_errors) + col(Game.warnings)
+        conditions.append(total > 0 if filters.with_findings else total == 0)
+    if filters.match_id:
+        conditions.append(col(Game.match_id) == filters.match_id)
+    return conditions
+
+
+def _encode_token(stored_at: datetime, game_id: str) -> str:
+    raw = f"{as_utc(stored_at).isoformat()}|{game_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_token(token: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        stamp, game_id = raw.split("|", 1)
+        return as_utc(datetime.fromisoformat(stamp)), game_id
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise BadPageToken(f"bad page token {token!r}") from exc
+
+
+def _list_games(
+    session: Session, tenant: int, filters: GameFilter, page_size: int, page_token: str
+) -> GamePage:
+    size = min(max(page_size, 1), MAX_PAGE_SIZE) if page_size else DEFAULT_PAGE_SIZE
+    conditions = _game_conditions(tenant, filters)
+    total = session.scalar(select(func.count()).select_from(Game).where(*conditions)) or 0
+    query = select(Game).where(*conditions)
+    if page_token:
+        stamp, last_id = _decode_token(page_token)
+        query = query.where(
+            or_(
+                col(Game.stored_at) < stamp,
+                and_(col(Game.stored_at) == stamp, col(Game.id) < last_id),
+            )
+        )
+    query = query.order_by(col(Game.stored_at).desc(), col(Game.id).desc()).limit(size + 1)
+    games = list(session.scalars(query))
+    more = len(games) > size
+    games = games[:size]
+    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
+    if games:
+        for game_id, seat, key in session.execute(
+            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
+            .join(Player, col(Player.id) == col(GamePlayer.player_id))
+            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
+        ):
+            seats[game_id][seat] = key
+    rows = tuple(
+        GameRow(
+            game_id=g.id,
+            record_id=g.record_id,
+            ruleset=g.ruleset,
+            player_ids=tuple(seats[g.id]),
+            played_at=g.played_at,
+            stored_at=g.stored_at,
+            breaches=g.breaches,
+            scoring_errors=g.scoring_errors,
+            warnings=g.warnings,
+            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
+            defenders_points=g.defenders_points,
+            level_result=g.level_result,
+            match_id=g.match_id,
+            hand_index=g.hand_index,
+        )
+        for g in games
+    )
+    token = _encode_token(games[-1].stored_at, games[-1].id) if more else ""
+    return GamePage(games=rows, next_page_token=token, total=total)
+
+
+def _stats_conditions(tenant: int, filters: StatsFilter) -> list[ColumnElement[bool]]:
+    conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
+    if filters.player_ids:
+        conditions.append(col(Player.player_key).in_(filters.player_ids))
+    return conditions
+
+
+def _player_stats(session: Session, tenant: int, filters: StatsFilter) -> list[PlayerStatsRow]:
+    gp = GamePlayer
+    conditions = _stats_conditions(tenant, filters)
+
+    def total(column: SQLColumnExpression[int]) -> ColumnElement[int]:
+        return func.coalesce(func.sum(column), 0)
+
+    won = func.sum(col(gp.won))
+    decided = func.count(col(gp.won))
+    query = (
+        select(
+            col(Player.player_key),
+            col(Player.display_name),
+            func.count(),
+            total(case((col(gp.side) == "dealer", 1), else_=0)),
+            total(case((col(gp.side) == "defender", 1), else_=0)),
+            total(col(gp.tricks_won)),
+            total(col(gp.points_taken)),
+            total(col(gp.throws_tried)),
+            total(col(gp.throws_stood)),
+            total(col(gp.throws_failed)),
+            total(col(gp.kou_di_count)),
+            total(col(gp.kou_di_points)),
+            total(col(gp.levels_gained)),
+            total(col(gp.levels_conceded)),
+            func.coalesce(cast(won, Float) / func.nullif(decided, 0), 0.0),
+        )
+        .join(Player, col(Player.id) == col(gp.player_id))
+        .join(Game, col(Game.id) == col(gp.game_id))
+        .where(*conditions)
+        .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
+        .order_by(col(Player.player_key))
+    )
+    breaches: dict[str, dict[str, int]] = defaultdict(dict)
+    for key, code, count in session.execute(
+        select(col(Player.player_key), col(Finding.code), func.count())
+        .join(Player, col(Player.id) == col(Finding.player_id))
+        .join(Game, col(Game.id) == col(Finding.game_id))
+        .where(col(Finding.severity) == audit_pb2.SEVERITY_BREACH, *conditions)
+        .group_by(col(Player.player_key), col(Finding.code))
+    ):
+        breaches[key][code] = count
+    return [
+        PlayerStatsRow(
+            player_id=row[0],
+            display_name=row[1],
+            games=row[2],
+            hands_as_dealer_side=row[3],
+            hands_as_defenders=row[4],
+            tricks_won=row[5],
+            points_taken=row[6],
+            throws_tried=row[7],
+            throws_stood=row[8],
+            throws_failed=row[9],
+            kou_di_count=row[10],
+            kou_di_points=row[11],
+            levels_gained=row[12],
+            levels_conceded=row[13],
+            win_rate=float(row[14]),
+            breaches_by_code=breaches.get(row[0], {}),
+        )
+        for row in session.execute(query)
+    ]
+
+
+def _finding_counts(session: Session, tenant: int, filters: GameFilter) -> list[FindingCount]:
+    query = (
+        select(
+            col(Finding.code),
+            col(Finding.severity),
+            func.count(),
+            func.count(func.distinct(col(Finding.game_id))),
+        )
+        .join(Game, col(Game.id) == col(Finding.game_id))
+        .where(*_game_conditions(tenant, filters))
+        .group_by(col(Finding.code), col(Finding.severity))
+        .order_by(func.count().desc(), col(Finding.code))
+    )
+    return [
+        FindingCount(code, audit_pb2.Severity.ValueType(severity), count, games)
+        for code, severity, count, games in session.execute(query)
+    ]
+
+
+def _list_players(session: Session, tenant: int, search: str) -> list[PlayerRow]:
+    query = (
+        select(
+            col(Player.player_key), col(Player.display_name), func.count(col(GamePlayer.game_id))
+        )
+        .outerjoin(GamePlayer, col(GamePlayer.player_id) == col(Player.id))
+        .where(col(Player.tenant_id) == tenant)
+        .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
+        .order_by(col(Player.player_key))
+    )
+    if search:
+        pattern = f"%{search.lower()}%"
+        query = query.where(
+            or_(
+                func.lower(col(Player.player_key)).like(pattern),
+                func.lower(col(Player.display_name)).like(pattern),
+            )
+        )
+    return [PlayerRow(key, name, games) for key, name, games in session.execute(query)]
+
+
+def _player_hands(session: Session, tenant: int, player_id: str, limit: int) -> list[PlayerHandRow]:
+    query = (
+        select(
+            col(Game.id),
+            col(Game.played_at),
+            col(GamePlayer.side),
+            col(GamePlayer.points_taken),
+            col(GamePlayer.levels_gained),
+            col(GamePlayer.levels_conceded),
+            col(GamePlayer.level_after),
+        )
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .join(Player, col(Player.id) == col(GamePlayer.player_id))
+        .where(col(Game.tenant_id) == tenant, col(Player.player_key) == player_id)
+        .order_by(col(Game.played_at).desc(), col(Game.id).desc())
+        .limit(limit)
+    )
+    rows = [
+        PlayerHandRow(
+            game_id, as_utc(played) if played else None, side, points, gained, conceded, after
+        )
+        for game_id, played, side, points, gained, conceded, after in session.execute(query)
+    ]
+    rows.reverse()
+    return rows
