@@ -28,7 +28,7 @@ player = row1[1].selectbox(
     key="f-player",
 )
 code = row1[2].selectbox("Finding code", FINDING_CODES, index=None, placeholder="any", key="f-code")
-dates = row1[3].date_input("Played between", value=(), key="f-dates")
+dates = row1[3].date_input("Played between", value=[], key="f-dates")  # a range, none picked
 state = row1[4].segmented_control("Games", list(STATES), default="all", key="f-state")
 
 start, end = (*dates, None, None)[:2] if isinstance(dates, tuple) else (dates, dates)

@@ -37,10 +37,11 @@ def choose_game() -> str:
 
 
 game_id = choose_game()
-view = data.replay_view(game_id)
-if view is None:
+found = data.replay_view(game_id)
+if found is None:
     st.error(f"No stored game {game_id!r}.")
     st.stop()
+view: ReplayView = found  # never None, also inside go() and jump_to_trick() below
 if view.last < 0:
     st.error(
         "The auditor could not replay this record: "

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from chaodipi.dashboard import data, ui
-from chaodipi.dashboard.uploads import ingest_files
+from chaodipi.dashboard.uploads import UploadOutcome, ingest_files
 
 st.title("Upload records")
 st.write(
@@ -17,11 +17,11 @@ st.write(
 files = st.file_uploader("Record files", accept_multiple_files=True, key="upload-files")
 if files and st.button("Audit and store", type="primary", key="upload-go"):
     with st.spinner("Auditing and storing…"):
-        outcome = ingest_files(data.model(), [(f.name, f.getvalue()) for f in files])
+        done = ingest_files(data.model(), [(f.name, f.getvalue()) for f in files])
     data.changed()
-    st.session_state["upload-outcome"] = outcome
+    st.session_state["upload-outcome"] = done
 
-outcome = st.session_state.get("upload-outcome")
+outcome: UploadOutcome | None = st.session_state.get("upload-outcome")
 if outcome is not None:
     stored, duplicates = outcome.count("stored"), outcome.count("duplicate")
     rejected = outcome.count("rejected")
