@@ -6,6 +6,9 @@ The layers, from the top: ``cli`` ← ``dashboard`` | ``batch`` ← ``importers`
 layer's, never a higher one, nor its sibling on the same layer. Every import counts, also
 one inside a function. The modules are read from the repository's folders as the build maps
 them (``[tool.setuptools.package-dir]``), without importing anything.
+
+Within the layers, the dashboard uses the service only through its read model and its ingest
+path (``test_the_dashboard_reads_through_the_read_model``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,17 @@ ENGINE_FORBIDDEN = frozenset(
     }
 )  # fmt: skip
 """Standard modules the engine may not use: it does no I/O, no networking, no processes."""
+
+DASHBOARD_SERVICE_DOORS: dict[str, frozenset[str] | None] = {
+    "chaodipi.service.readmodel": None,  # any of its names
+    "chaodipi.service.ingest": frozenset({"ingest_records"}),
+    "chaodipi.service.samples": frozenset({"load_samples"}),
+}
+"""What the dashboard may import from the service: the read model, and the two writes."""
+
+DASHBOARD_ALSO = ("chaodipi.dashboard", "chaodipi.engine", "chaodipi.importers", "chaodipi.v1")
+"""Besides the service's doors: its own modules, the engine's pure vocabulary (cards, preset
+rulesets), the importers (reading uploaded files) and the protobuf messages."""
 
 
 def _modules() -> dict[str, Path]:
@@ -183,3 +197,49 @@ def test_the_engine_is_pure(module: str) -> None:
         if top not in sys.stdlib_module_names or top in ENGINE_FORBIDDEN:
             outside.append(f"line {line}: {target}")
     assert not outside, f"{module} imports {outside}"
+
+
+def _imported_names(name: str, path: Path) -> Iterator[tuple[str, str | None, int]]:
+    """``(module, name, line)`` for each import from the namespace: the name taken from the
+    module, or None when the module itself is imported (``import chaodipi.v1.audit_pb2``,
+    ``from chaodipi import importers``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                whole = f"{module}.{alias.name}"
+                if whole in MODULES:
+                    yield whole, None, node.lineno
+                else:
+                    yield module, alias.name, node.lineno
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("chaodipi.dashboard")))
+def test_the_dashboard_reads_through_the_read_model(module: str) -> None:
+    """The dashboard reads stored games only through ``chaodipi.service.readmodel`` and writes
+    only with ``ingest.ingest_records`` (uploads) and ``samples.load_samples`` (sample games,
+    stored by the same ingest path). It imports no other module of the service (``db``,
+    ``store``, ``models``, ``results`` …) and nothing of the auditor: it neither queries the
+    database nor audits a record itself. Its other imports from the namespace are its own
+    modules, the engine (cards, preset rulesets), the importers and ``chaodipi.v1``."""
+    wrong = []
+    for target, name, line in _imported_names(module, MODULES[module]):
+        if not target.startswith("chaodipi."):
+            continue  # the standard library and third-party packages
+        if target in DASHBOARD_SERVICE_DOORS:
+            allowed = DASHBOARD_SERVICE_DOORS[target]
+            if allowed is None or name in allowed:
+                continue
+        elif any(target == p or target.startswith(f"{p}.") for p in DASHBOARD_ALSO):
+            continue
+        wrong.append(f"line {line}: {target}" + (f" ({name})" if name else ""))
+    assert not wrong, f"{module} imports {wrong}"
