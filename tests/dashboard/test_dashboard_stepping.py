@@ -64,6 +64,10 @@ def test_revoke_shows_legal_alternative_at_its_step() -> None:
     finding = view.findings[at]
     seat = finding.position.seat
     assert view.steps[index].play == finding.position.play
+    pos = finding.position
+    assert view.position_text(at) == (
+        f"play, trick {pos.trick + 1}, play {pos.play + 1}, seat {seat} ({view.seats[seat].name})"
+    )
     marks = view.marks(index)[seat]
     assert marks.alt == list(finding.evidence.legal_alternative)
     assert marks.offence == card_tokens(finding.evidence.recorded)
