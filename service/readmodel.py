@@ -24,6 +24,11 @@ trump cards of every step and where each finding stands, in words.
 >>> replay = model.replay(page.games[0].game_id)
 >>> replay.differs, replay.audit.steps[-1].phase == audit_pb2.PHASE_SCORING, replay.result_text
 (False, True, 'D+5')
+>>> len(replay.message().report.steps) == len(replay.audit.steps)   # GetReplay's answer
+True
+>>> from chaodipi.engine.ruleset import get_ruleset
+>>> replay.game.reaudit(get_ruleset("shuangsheng")).ruleset           # nothing is stored
+'shuangsheng'
 >>> [(row.player_id, row.games) for row in model.player_stats(StatsFilter(("li.wei",)))]
 [('li.wei', 1)]
 >>> model.replay("no-such-game") is None
@@ -236,8 +241,8 @@ class StoredGame:
         return replay
 
     def replay(self) -> GameReplay:
-        """The game with its steps recomputed by the current auditor (one audit of the hand:
-        linear in its plays)."""
+        """The game with its steps recomputed by the current auditor: one ``audit_game`` of the
+        record with steps, then one pass over the steps and one over the findings."""
         # The stored audit of a match's hand carries its hand index in every finding's
         # position: auditing with the same index keeps the two comparable as they are.
         audit = audit_game(self.record, steps=True, hand_index=self.hand_index)
@@ -371,8 +376,8 @@ class ReadModel:
         )
 
     def replay(self, game_id: str) -> GameReplay | None:
-        """A stored game with its steps recomputed by the current auditor, or None if the
-        tenant has no such game. One audit of the hand: linear in its plays."""
+        """A stored game with its steps recomputed by the current auditor
+        (``StoredGame.replay``), or None if the tenant has no such game."""
         game = self.game(game_id)
         return None if game is None else game.replay()
 
