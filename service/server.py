@@ -603,6 +603,24 @@ def _make_executor(workers: int) -> Executor | None:
     return pool
 
 
+class PortInUse(OSError):
+    """The server's port is taken (another server, chaodipi or not, listens on it)."""
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
+    """Listen on ``host:port`` (0: any free port); ``PortInUse`` when it is taken."""
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # grpc's "Failed to bind to address"
+        bound = 0
+    if bound == 0:
+        raise PortInUse(
+            f"cannot listen on {host}:{port}: the port is in use (is another chaodipi server "
+            "running?); stop it or choose another with --port"
+        )
+    return bound
+
+
 async def start(config: ServerConfig) -> RunningServer:
     """Migrate the database, then start serving; returns once the port is bound."""
     engine = make_engine(config.database_url)
@@ -623,6 +641,8 @@ async def start(config: ServerConfig) -> RunningServer:
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            # Without this, a second server on the same port starts and shares it silently.
+            ("grpc.so_reuseport", 0),
         ],
     )
     service_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(state), server)
@@ -636,9 +656,13 @@ async def start(config: ServerConfig) -> RunningServer:
         ],
         server,
     )
-    port = server.add_insecure_port(f"{host}:{config.port}")
-    if port == 0:
-        raise OSError(f"cannot bind {host}:{config.port}")
+    try:
+        port = _bind(server, host, config.port)
+    except PortInUse:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+        engine.dispose()
+        raise
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -20,12 +20,12 @@ from chaodipi.service.audited import Audited, content_hash, fill_from_match, rej
 from chaodipi.service.db import SessionFactory
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
 from chaodipi.service.queries import tenant_id as find_tenant
+from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.results import parse_played_at, seat_results, short_level_result, utcnow
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
-DEFAULT_TENANT = "default"
 
 # What a stored game or match answers a duplicate with: content hash, id, counts and codes.
 _StoredRow = Row[str, str, int, int, int, str]
