@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi import importers
-from chaodipi.importers.protobin import encode_varint
+from chaodipi.importers.protobin import encode_varint, is_record_frame
 
 Unit = tuple[str, str, bytes, str]
 """(unit_id, digest, payload, problem): see the module docstring."""
@@ -91,10 +91,13 @@ def _varint(f: BinaryIO) -> int | None:
 
 
 def _is_stream(path: Path) -> bool:
-    """Whether the file is a length-delimited stream of at least two frames using every byte.
+    """Whether the file is a length-delimited stream of at least two frames using every byte,
+    the first a clean ``RecordFile``.
 
-    Only lengths are read (bodies are skipped); one frame is left to the importer, which also
-    tells a single protobuf message from a one-frame stream.
+    Only the first body is parsed and the other lengths read (their bodies are skipped): the
+    bytes of a single message often also read as a chain of lengths, but its first "frame" is
+    then no record. One frame is left to the importer, which also tells a single protobuf
+    message from a one-frame stream.
     """
     size = path.stat().st_size
     count = 0
@@ -103,7 +106,11 @@ def _is_stream(path: Path) -> bool:
             length = _varint(f)
             if length is None or f.tell() + length > size:
                 return False
-            f.seek(length, os.SEEK_CUR)
+            if count == 0:
+                if not is_record_frame(f.read(length)):
+                    return False
+            else:
+                f.seek(length, os.SEEK_CUR)
             count += 1
     return count >= 2
 

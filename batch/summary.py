@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from chaodipi.batch.row import Row
 
@@ -141,31 +143,34 @@ class Summary:
         }
 
     def render(self, console: Console) -> None:
-        """Print the summary as Rich tables."""
+        """Print the summary as Rich tables (ids and file names from the input shown as written)."""
         state = "[yellow]interrupted[/]" if self.interrupted else "[green]done[/]"
         console.print(
-            f"{state}: {self.records:,} records, {self.hands:,} hands "
+            f"{state}: {_count(self.records, 'record')}, {_count(self.hands, 'hand')} "
             f"({self.new_hands:,} audited now, {self.records - self.new_records:,} records "
             f"done before); {self.rejected:,} not replayable, {self.unreadable:,} unreadable"
         )
         if self.failed:
-            console.print(f"[red]{self.failed:,} records failed in the auditor[/] (see the ledger)")
+            console.print(
+                f"[red]{_count(self.failed, 'record')} failed in the auditor[/] (see the ledger)"
+            )
         console.print(
-            f"findings: {self.findings:,} ({self.breaches:,} breaches, "
-            f"{self.scoring_errors:,} scoring errors, {self.warnings:,} warnings)"
+            f"findings: {self.findings:,} ({_count(self.breaches, 'breach', 'breaches')}, "
+            f"{_count(self.scoring_errors, 'scoring error')}, "
+            f"{_count(self.warnings, 'warning')})"
         )
         if self.codes:
             codes = Table("code", "findings", title="Findings by code")
             for code, count in sorted(self.codes.items(), key=lambda c: (-c[1], c[0])):
-                codes.add_row(code, f"{count:,}")
+                codes.add_row(Text(code), f"{count:,}")
             console.print(codes)
         tables = self.worst_tables()
         if tables:
             worst = Table("record", "unit", "hands", "breaches", "findings", title="Worst tables")
             for t in tables:
                 worst.add_row(
-                    t["record_id"],
-                    t["unit"],
+                    Text(t["record_id"]),
+                    Text(t["unit"]),
                     str(t["hands"]),
                     str(t["breaches"]),
                     str(t["findings"]),
@@ -176,7 +181,7 @@ class Summary:
             ranked = Table("player", "hands", "breaches", "per hand", title="Worst players")
             for p in players:
                 ranked.add_row(
-                    p["player"],
+                    Text(p["player"]),
                     f"{p['hands']:,}",
                     f"{p['breaches']:,}",
                     f"{p['breaches_per_hand']:.4f}",
@@ -184,5 +189,9 @@ class Summary:
             console.print(ranked)
         console.print(
             f"{self.elapsed:.1f} s, {self.hands_per_second:,.0f} hands/s "
-            f"({self.backend}, {self.workers} workers) → {self.destination}"
+            f"({self.backend}, {_count(self.workers, 'worker')}) → {escape(self.destination)}"
         )
+
+
+def _count(n: int, word: str, plural: str = "") -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"

@@ -7,40 +7,42 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from chaodipi.batch.local import LocalBackend
-from chaodipi.batch.run import DEFAULT_CHUNK, Backend, Control, Sink, run_batch
-from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
-from chaodipi.batch.sources import missing
-from chaodipi.batch.summary import Summary
+from chaodipi.cli.console import Command, error, stderr, stdout, user
+from chaodipi.service.home import DEFAULT_TENANT
 
-console = Console(stderr=True)
+if TYPE_CHECKING:
+    from chaodipi.batch.run import Backend, Control, Sink
+    from chaodipi.batch.summary import Summary
+
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
 
 
 def _backend(name: str, workers: int | None, address: str | None) -> Backend:
+    from chaodipi.batch.local import LocalBackend
+
     if name == "local":
         return LocalBackend(workers)
     try:
         from chaodipi.batch.ray_backend import RayBackend
     except ImportError:
-        console.print('[red]error:[/] --backend ray needs Ray: pip install ".[ray]"')
+        error('--backend ray needs Ray: pip install ".[ray]"')
         raise typer.Exit(2) from None
     try:
         return RayBackend(address, workers)
     except ConnectionError as exc:
-        console.print(f"[red]error:[/] --ray-address: {exc}")
+        error(f"--ray-address: {user(exc)}")
         raise typer.Exit(1) from None
 
 
 def _sink(out: str, resume: bool, tenant: str, ledger: Path | None) -> Sink:
+    from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
+
     if is_database_url(out):
         return DatabaseSink(out, tenant=tenant, ledger=ledger, resume=resume)
     return JsonFolderSink(Path(out), resume=resume)
@@ -50,7 +52,9 @@ def audit_batch_command(
     sources: Annotated[
         list[str],
         typer.Argument(
-            help="Record files, folders or globs, in any importer format.", show_default=False
+            metavar="SOURCE",
+            help="Record files, folders or globs, in any importer format.",
+            show_default=False,
         ),
     ],
     out: Annotated[
@@ -58,46 +62,61 @@ def audit_batch_command(
         typer.Option(
             "--out",
             "-o",
+            metavar="DEST",
             help="A folder of JSON reports, or a database URL (stored as the "
             "service stores uploads).",
             show_default=False,
         ),
     ],
     backend: Annotated[
-        str, typer.Option("--backend", help="local (a process pool) or ray.")
+        str, typer.Option("--backend", metavar="NAME", help="local (a process pool) or ray.")
     ] = "local",
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
+            metavar="N",
             help="Worker processes (local) or CPUs for a new Ray instance (default: all cores).",
         ),
     ] = None,
     ray_address: Annotated[
         str | None,
         typer.Option(
-            "--ray-address", help="Address of an existing Ray cluster (default: start one here)."
+            "--ray-address",
+            metavar="ADDRESS",
+            help="Address of an existing Ray cluster (default: start one here).",
         ),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Skip records the destination's ledger already holds.")
+        bool,
+        typer.Option(
+            "--resume", metavar="", help="Skip records the destination's ledger already holds."
+        ),
     ] = False,
     chunk_size: Annotated[
-        int, typer.Option("--chunk-size", min=1, help="Records per task.")
-    ] = DEFAULT_CHUNK,
+        int | None,
+        typer.Option("--chunk-size", metavar="N", min=1, help="Records per task (default 64)."),
+    ] = None,
     tenant: Annotated[
-        str, typer.Option("--tenant", help="Tenant that owns the records (database only).")
-    ] = "default",
+        str,
+        typer.Option(
+            "--tenant", metavar="NAME", help="Tenant that owns the records (database only)."
+        ),
+    ] = DEFAULT_TENANT,
     ledger: Annotated[
         Path | None,
         typer.Option(
-            "--ledger", help="Done-ledger of a database run (default: in $CHAODIPI_HOME/batch)."
+            "--ledger",
+            metavar="FILE",
+            help="Done-ledger of a database run (default: in the data folder's batch/).",
         ),
     ] = None,
     json_out: Annotated[
         str | None,
         typer.Option(
-            "--json", help="Also write the summary as JSON to this file ('-': standard output)."
+            "--json",
+            metavar="FILE",
+            help="Also write the summary as JSON to this file ('-': standard output).",
         ),
     ] = None,
 ) -> None:
@@ -106,15 +125,19 @@ def audit_batch_command(
     Ctrl-C stops cleanly: work in flight is finished and written, the partial summary is shown,
     and a rerun with --resume carries on. A second Ctrl-C stops at once.
     """
+    from chaodipi.batch.run import DEFAULT_CHUNK, Control
+    from chaodipi.batch.sinks import is_database_url
+    from chaodipi.batch.sources import missing
+
     if backend not in ("local", "ray"):
-        console.print(f"[red]error:[/] --backend {backend!r}: expected local or ray")
+        error(f"--backend {user(backend)}: expected local or ray")
         raise typer.Exit(2)
     if ray_address is not None and backend != "ray":
-        console.print("[red]error:[/] --ray-address needs --backend ray")
+        error("--ray-address needs --backend ray")
         raise typer.Exit(2)
     absent = missing(sources)
     if absent:
-        console.print(f"[red]error:[/] no such file or folder: {', '.join(absent)}")
+        error(f"no such file or folder: {user(', '.join(absent))}")
         raise typer.Exit(2)
     sink = _sink(out, resume, tenant, ledger)
     engine = _backend(backend, workers, ray_address)
@@ -124,10 +147,10 @@ def audit_batch_command(
         sink,
         engine,
         control,
-        chunk_size=chunk_size,
+        chunk_size=chunk_size or DEFAULT_CHUNK,
         exclude=[] if is_database_url(out) else [Path(out)],
     )
-    summary.render(Console())
+    summary.render(stdout())
     if json_out is not None:
         text = json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n"
         if json_out == "-":
@@ -135,7 +158,7 @@ def audit_batch_command(
         else:
             Path(json_out).write_text(text, encoding="utf-8")
     if summary.interrupted:
-        console.print("[yellow]stopped:[/] rerun with --resume to carry on")
+        stderr().print("[yellow]stopped:[/] rerun with --resume to carry on")
         raise typer.Exit(INTERRUPTED)
 
 
@@ -143,12 +166,15 @@ def _run(
     sources: list[str], sink: Sink, engine: Backend, control: Control, **options: Any
 ) -> Summary:
     """``run_batch`` under a progress bar, with Ctrl-C turned into a clean stop."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from chaodipi.batch.run import run_batch
 
     def on_sigint(_signum: int, _frame: FrameType | None) -> None:
         if control.stopped:
             raise KeyboardInterrupt
         control.stop()
-        console.print("[yellow]stopping[/] after the work in flight (Ctrl-C again to abort)")
+        stderr().print("[yellow]stopping[/] after the work in flight (Ctrl-C again to abort)")
 
     columns = (
         SpinnerColumn(),
@@ -159,7 +185,7 @@ def _run(
     )
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        with Progress(*columns, console=console, transient=True) as progress:
+        with Progress(*columns, console=stderr(), transient=True) as progress:
             task = progress.add_task("audit", rate=0.0, findings=0)
 
             def on_chunk(summary: Summary) -> None:
@@ -178,4 +204,4 @@ def _run(
 
 def register(app: typer.Typer) -> None:
     """Add ``audit-batch`` to the CLI app."""
-    app.command("audit-batch")(audit_batch_command)
+    app.command("audit-batch", cls=Command)(audit_batch_command)

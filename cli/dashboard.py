@@ -13,29 +13,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from chaodipi import dashboard
-from chaodipi.service.db import ENV_URL, default_url, make_engine, session_factory
-from chaodipi.service.migrate import upgrade
-from chaodipi.service.readmodel import ReadModel
-from chaodipi.service.samples import load_samples
-from chaodipi.service.server import ServerConfig, start
-from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant
+from chaodipi.cli.console import Command, error, stderr, user
+from chaodipi.service.home import ENV_URL, data_dir, default_url
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 STOP_SECONDS = 10.0
 """How long the dashboard gets to exit after SIGTERM before it is killed."""
 
-console = Console(stderr=True)
-
-PortOpt = Annotated[int, typer.Option("--port", help="Port of the dashboard.")]
+PortOpt = Annotated[int, typer.Option("--port", metavar="PORT", help="Port of the dashboard.")]
 DatabaseOpt = Annotated[
     str | None,
     typer.Option(
         "--database-url",
         envvar=ENV_URL,
-        help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi).",
+        metavar="URL",
+        help="SQLAlchemy URL (default: SQLite in the data folder, $CHAODIPI_HOME or the user's).",
     ),
 ]
 
@@ -65,7 +59,8 @@ def streamlit_env(database_url: str) -> dict[str, str]:
 def dashboard_command(port: PortOpt = 8501, database_url: DatabaseOpt = None) -> None:
     """Serve the dashboard (Streamlit) until Ctrl-C."""
     url = database_url or default_url()
-    console.print(f"dashboard: http://127.0.0.1:{port}  (database {url})")
+    stderr().print(f"data folder: {user(data_dir())}")
+    stderr().print(f"dashboard: http://127.0.0.1:{port}  (database {user(_shown(url))})")
     with subprocess.Popen(streamlit_command(port), env=streamlit_env(url)) as process:
         try:
             code = process.wait()
@@ -88,6 +83,13 @@ def _stop(process: subprocess.Popen[bytes]) -> int:
 def prepare(database_url: str) -> int:
     """Migrate the database and load sample games if it holds none; returns how many were
     stored (0 when the database already had games)."""
+    from chaodipi.service.db import make_engine, session_factory
+    from chaodipi.service.home import DEFAULT_TENANT
+    from chaodipi.service.migrate import upgrade
+    from chaodipi.service.readmodel import ReadModel
+    from chaodipi.service.samples import load_samples
+    from chaodipi.service.store import ensure_tenant
+
     engine = make_engine(database_url)
     try:
         upgrade(engine)
@@ -100,13 +102,15 @@ def prepare(database_url: str) -> int:
 async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
     """Run the gRPC service in this process and the dashboard beside it until a signal (or until
     the dashboard exits); then stop both."""
+    from chaodipi.service.server import ServerConfig, start
+
     running = await start(ServerConfig(port=port, database_url=database_url))
     dashboard = await asyncio.create_subprocess_exec(
         *streamlit_command(dashboard_port), env=streamlit_env(database_url)
     )
-    console.print(f"[bold]service[/bold]   grpc://{running.host}:{running.port}")
-    console.print(f"[bold]dashboard[/bold] http://127.0.0.1:{dashboard_port}")
-    console.print(f"database  {database_url}\nCtrl-C stops both.")
+    stderr().print(f"[bold]service[/bold]   grpc://{running.host}:{running.port}")
+    stderr().print(f"[bold]dashboard[/bold] http://127.0.0.1:{dashboard_port}")
+    stderr().print(f"database  {user(_shown(database_url))}\nCtrl-C stops both.")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -117,7 +121,7 @@ async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
     code = 0
     if exited.done():
         code = 1
-        console.print(f"dashboard exited with {dashboard.returncode}; stopping the service")
+        error(f"the dashboard exited with status {dashboard.returncode}; stopping the service")
     else:
         with contextlib.suppress(ProcessLookupError):
             dashboard.terminate()
@@ -132,9 +136,11 @@ async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
 
 
 def up_command(
-    port: Annotated[int, typer.Option("--port", help="Port of the gRPC service.")] = 50051,
+    port: Annotated[
+        int, typer.Option("--port", metavar="PORT", help="Port of the gRPC service.")
+    ] = 50051,
     dashboard_port: Annotated[
-        int, typer.Option("--dashboard-port", help="Port of the dashboard.")
+        int, typer.Option("--dashboard-port", metavar="PORT", help="Port of the dashboard.")
     ] = 8501,
     database_url: DatabaseOpt = None,
 ) -> None:
@@ -142,14 +148,29 @@ def up_command(
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    from chaodipi.service.server import PortInUse
+
     url = database_url or default_url()
+    stderr().print(f"data folder: {user(data_dir())}")
     stored = prepare(url)
     if stored:
-        console.print(f"the database was empty: loaded {stored} sample records")
-    raise typer.Exit(asyncio.run(run_both(port, dashboard_port, url)))
+        stderr().print(f"the database was empty: loaded {stored} sample records")
+    try:
+        code = asyncio.run(run_both(port, dashboard_port, url))
+    except PortInUse as exc:
+        error(user(exc))
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
+def _shown(url: str) -> str:
+    """A database URL as printed: without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def register(app: typer.Typer) -> None:
     """Add ``dashboard`` and ``up`` to ``app``."""
-    app.command("dashboard")(dashboard_command)
-    app.command("up")(up_command)
+    app.command("dashboard", cls=Command)(dashboard_command)
+    app.command("up", cls=Command)(up_command)

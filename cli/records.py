@@ -1,109 +1,131 @@
-"""The ``import`` and ``export`` commands of the ``chaodipi`` CLI (``register(app)`` adds them)."""
+"""``chaodipi import`` and ``chaodipi export``: game logs in, records or annotated notation out."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from chaodipi.engine.ruleset import RulesetError, get_ruleset
-from chaodipi.importers import FORMATS, OUTPUTS, ImportFailed, ImportResult, load, write
-from chaodipi.importers.problems import ImportProblem
+from chaodipi.cli.console import Command, cell, count, error, stderr, stdout, user
+from chaodipi.cli.options import ruleset_option
+from chaodipi.importers import FORMATS, OUTPUTS
 
-_console = Console(stderr=True)
+if TYPE_CHECKING:
+    from chaodipi.importers import ImportResult
 
-FilesArg = Annotated[list[Path], typer.Argument(help="Input files, in any supported format.")]
-FormatOpt = Annotated[
-    str, typer.Option("--format", "-f", help=f"Input format: auto, {', '.join(FORMATS)}.")
+FilesArg = Annotated[
+    list[Path], typer.Argument(metavar="FILE", help="Input files, in any supported format.")
 ]
-StrictOpt = Annotated[bool, typer.Option("--strict", help="Stop at the first error.")]
+FormatOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", metavar="FORMAT", help=f"auto, {', '.join(FORMATS)}."),
+]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", metavar="", help="Stop at the first error.")
+]  # fmt: skip
 
 
-def _read(files: list[Path], format: str, strict: bool) -> ImportResult:
+def _read(files: list[Path], format: str, strict: bool, title: str) -> ImportResult:
+    """Every file read, with a table of what each gave; problems and notes on stderr."""
+    from rich.table import Table
+
+    from chaodipi import importers
+    from chaodipi.importers.problems import ImportFailed, ImportProblem, ImportResult
+
     if format != "auto" and format not in FORMATS:
         raise typer.BadParameter(
             f"expected auto or one of {', '.join(FORMATS)}", param_hint="--format"
         )
     total = ImportResult()
-    table = Table("file", "records", "errors", title="import")
+    table = Table("file", "records", "errors", title=title)
     for path in files:
         try:
-            result = load(path, format, strict)
+            result = importers.load(path, format, strict)
         except OSError as exc:
-            result = ImportResult(errors=[ImportProblem(str(path), "file", f"cannot read: {exc}")])
+            problem = ImportProblem(str(path), "file", exc.strerror or "cannot be read")
             if strict:
-                raise ImportFailed(result.errors[0]) from None
-        table.add_row(str(path), str(len(result.records)), str(len(result.errors)))
+                raise ImportFailed(problem) from None
+            result = ImportResult(errors=[problem])
+        table.add_row(cell(path), str(len(result.records)), str(len(result.errors)))
         total.extend(result)
-    _console.print(table)
+    stderr().print(table)
     for note in total.notes:
-        _console.print(f"[dim]{note}[/dim]")
+        stderr().print(f"[dim]{user(note)}[/dim]")
     for problem in total.errors:
-        _console.print(f"[red]error[/red] {problem}", markup=True, highlight=False)
+        error(user(problem))
     return total
 
 
 def _exit_code(result: ImportResult) -> int:
+    """0 when every record was read, 1 when some were skipped, 2 when none was read."""
     if not result.records:
         return 2
     return 1 if result.errors else 0
 
 
+def _read_or_exit(files: list[Path], format: str, strict: bool, title: str) -> ImportResult:
+    from chaodipi.importers.problems import ImportFailed
+
+    try:
+        return _read(files, format, strict, title)
+    except ImportFailed as failed:
+        error(user(failed.problem))
+        raise typer.Exit(2) from None
+
+
 def import_command(
     files: FilesArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Output file.")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Output file.")],
     format: FormatOpt = "auto",
-    to: Annotated[str, typer.Option("--to", help=f"Output format: {', '.join(OUTPUTS)}.")] = "pb",
+    to: Annotated[
+        str, typer.Option("--to", metavar="FORMAT", help=f"Output format: {', '.join(OUTPUTS)}.")
+    ] = "pb",
     strict: StrictOpt = False,
 ) -> None:
     """Convert game logs to records: exit 0 ok, 1 if a record was skipped, 2 if none was read."""
+    from chaodipi import importers
+
     if to not in OUTPUTS:
         raise typer.BadParameter(f"expected one of {', '.join(OUTPUTS)}", param_hint="--to")
-    try:
-        result = _read(files, format, strict)
-    except ImportFailed as failed:
-        _console.print(f"[red]error[/red] {failed.problem}", highlight=False)
-        raise typer.Exit(2) from None
+    result = _read_or_exit(files, format, strict, "import")
     if result.records:
-        write(result.records, output, to)
-    _console.print(
-        f"{len(result.records)} records written to {output} ({to}); {len(result.errors)} errors"
+        importers.write(result.records, output, to)
+    stdout().print(
+        f"{count(len(result.records), 'record')} written to {user(output)} ({to}); "
+        f"{count(len(result.errors), 'error')}"
     )
     raise typer.Exit(_exit_code(result))
 
 
 def export_command(
     files: FilesArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Output notation file.")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", metavar="FILE", help="Output notation file.")
+    ],
     format: FormatOpt = "auto",
     ruleset: Annotated[
         str | None,
-        typer.Option("--ruleset", help="Audit under this ruleset instead of each record's own."),
+        typer.Option(
+            "--ruleset",
+            metavar="RULESET",
+            help="Audit under this ruleset instead of each record's.",
+        ),
     ] = None,
     strict: StrictOpt = False,
 ) -> None:
     """Audit records and write them as notation with each finding as a comment at its play."""
-    from chaodipi.importers.annotate import export_text  # the auditor loads only when exporting
+    from chaodipi.importers.annotate import export_text
 
-    try:
-        chosen = get_ruleset(ruleset) if ruleset else None
-    except RulesetError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--ruleset") from None
-    try:
-        result = _read(files, format, strict)
-    except ImportFailed as failed:
-        _console.print(f"[red]error[/red] {failed.problem}", highlight=False)
-        raise typer.Exit(2) from None
+    chosen = ruleset_option(ruleset)
+    result = _read_or_exit(files, format, strict, "export")
     if result.records:
         output.write_text(export_text(result.records, chosen), encoding="utf-8")
-    _console.print(f"{len(result.records)} records audited and written to {output}")
+    stdout().print(f"{count(len(result.records), 'record')} audited and written to {user(output)}")
     raise typer.Exit(_exit_code(result))
 
 
 def register(app: typer.Typer) -> None:
     """Add ``import`` and ``export`` to the CLI app."""
-    app.command("import")(import_command)
-    app.command("export")(export_command)
+    app.command("import", cls=Command)(import_command)
+    app.command("export", cls=Command)(export_command)

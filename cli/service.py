@@ -1,108 +1,138 @@
-"""Command-line commands of the service, added to the ``chaodipi`` Typer app by ``register``."""
+"""The service's commands: ``serve``, ``upload``, ``replay``, ``stats``, ``sample``, ``keys``.
+
+Added to the ``chaodipi`` app by ``register``; each imports the service when it runs.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import grpc
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from chaodipi import importers
-from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service import keys
-from chaodipi.service.client import AuditClient, field_violations
-from chaodipi.service.db import SessionFactory, make_engine, session_factory
-from chaodipi.service.migrate import upgrade
-from chaodipi.service.readmodel import PlayerStatsRow, ReadModel, StatsFilter
-from chaodipi.service.server import ServerConfig, serve
-from chaodipi.service.store import DEFAULT_TENANT
-from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
+from chaodipi.cli.console import (
+    Command,
+    cell,
+    count,
+    error,
+    progress_bar,
+    stderr,
+    stdout,
+    user,
+)
+from chaodipi.cli.words import PHASES, describe_level_result, describe_trump
+from chaodipi.service.home import DEFAULT_TENANT, ENV_URL
 
-err = Console(stderr=True)
+if TYPE_CHECKING:
+    import grpc
 
-
-def _out() -> Console:
-    # Made per command, so the terminal width (or COLUMNS) is read when printing.
-    return Console()
-
+    from chaodipi.service.db import SessionFactory
+    from chaodipi.service.readmodel import PlayerStatsRow
+    from chaodipi.v1 import records_pb2, service_pb2
 
 DatabaseOpt = Annotated[
     str | None,
     typer.Option(
         "--database-url",
-        envvar="CHAODIPI_DATABASE_URL",
-        help="SQLAlchemy URL (default: SQLite in $CHAODIPI_HOME or ./.chaodipi).",
+        envvar=ENV_URL,
+        metavar="URL",
+        help="SQLAlchemy URL (default: SQLite in the data folder, $CHAODIPI_HOME or the user's).",
     ),
 ]
 ServerOpt = Annotated[
     str | None,
     typer.Option(
-        "--server", help="HOST:PORT of a running server (default: the local database directly)."
+        "--server",
+        metavar="HOST:PORT",
+        help="A running server (default: the local database directly).",
     ),
 ]
 KeyOpt = Annotated[
-    str | None, typer.Option("--api-key", envvar="CHAODIPI_API_KEY", help="API key to send.")
+    str | None,
+    typer.Option("--api-key", envvar="CHAODIPI_API_KEY", metavar="KEY", help="API key to send."),
 ]
 TenantOpt = Annotated[
-    str, typer.Option("--tenant", help="Tenant whose data to read (local database only).")
+    str,
+    typer.Option(
+        "--tenant", metavar="NAME", help="Tenant whose data to read (local database only)."
+    ),
 ]
 
-_STATUS = {
-    service_pb2.RecordSummary.STATUS_STORED: "stored",
-    service_pb2.RecordSummary.STATUS_DUPLICATE: "duplicate",
-    service_pb2.RecordSummary.STATUS_REJECTED: "rejected",
-}
+_STATUS_WORDS = {1: "stored", 2: "duplicate", 3: "rejected"}
+"""``RecordSummary.Status`` values in words (1 stored, 2 duplicate, 3 rejected)."""
 
 
 def _local_sessions(database_url: str | None) -> SessionFactory:
+    from chaodipi.service.db import make_engine, session_factory
+    from chaodipi.service.migrate import upgrade
+
     engine = make_engine(database_url)
     upgrade(engine)
     return session_factory(engine)
 
 
-def _fail(error: grpc.RpcError) -> typer.Exit:
+def _fail(failure: grpc.RpcError) -> typer.Exit:
+    """A failed call on stderr: its status in words, its message and any field violations."""
+    from chaodipi.service.client import field_violations
+
     # The errors a channel raises are grpc.Call objects (field_violations relies on it too).
-    err.print(f"[red]error[/red]: {error.code().name}: {error.details()}")
-    for name, description in field_violations(error):
-        err.print(f"  {name}: {description}")
+    code = failure.code().name.lower().replace("_", " ")
+    error(f"the server answered {code}: {user(failure.details())}")
+    for name, description in field_violations(failure):
+        stderr().print(f"  {user(name)}: {user(description)}")
     return typer.Exit(1)
 
 
 def serve_command(
     port: Annotated[
-        int, typer.Option("--port", help="Port to listen on (0: any free port).")
+        int, typer.Option("--port", metavar="PORT", help="Port to listen on (0: any free port).")
     ] = 50051,
     host: Annotated[
         str | None,
-        typer.Option("--host", help="Address to bind (default: all with keys, 127.0.0.1 without)."),
+        typer.Option(
+            "--host",
+            metavar="ADDRESS",
+            help="Address to bind (default: all with keys, 127.0.0.1 without).",
+        ),
     ] = None,
     database_url: DatabaseOpt = None,
     workers: Annotated[
         int | None,
         typer.Option(
             "--audit-workers",
+            metavar="N",
             help="Processes auditing uploads (0: a thread; default: one per core, at most 4).",
         ),
     ] = None,
     max_message_bytes: Annotated[
-        int, typer.Option("--max-message-bytes", help="Largest request message accepted.")
+        int,
+        typer.Option("--max-message-bytes", metavar="BYTES", help="Largest request accepted."),
     ] = 4 * 1024 * 1024,
     max_upload_records: Annotated[
-        int, typer.Option("--max-upload-records", help="Most records one Upload stream may hold.")
+        int,
+        typer.Option(
+            "--max-upload-records", metavar="N", help="Most records one Upload stream may hold."
+        ),
     ] = 100_000,
     max_upload_bytes: Annotated[
-        int, typer.Option("--max-upload-bytes", help="Most bytes one Upload stream may hold.")
+        int,
+        typer.Option(
+            "--max-upload-bytes", metavar="BYTES", help="Most bytes one Upload stream may hold."
+        ),
     ] = 512 * 1024 * 1024,
     grace: Annotated[
-        float, typer.Option("--grace", help="Seconds in-flight calls get on shutdown.")
+        float,
+        typer.Option("--grace", metavar="SECONDS", help="Time in-flight calls get on shutdown."),
     ] = 10.0,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
+    import asyncio
+    import logging
+
+    from chaodipi.service.db import data_dir
+    from chaodipi.service.server import PortInUse, ServerConfig, serve
+
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -117,104 +147,159 @@ def serve_command(
     )
     if workers is not None:
         config.audit_workers = workers
-    asyncio.run(serve(config))
+    stderr().print(f"data folder: {user(data_dir())}")
+    try:
+        asyncio.run(serve(config))
+    except PortInUse as exc:
+        error(user(exc))
+        raise typer.Exit(1) from None
 
 
-def read_records(paths: list[Path]) -> list[records_pb2.RecordFile]:
-    """Records from files in any format ``importers`` reads; problems go to stderr."""
+def _read_files(paths: list[Path]) -> tuple[list[records_pb2.RecordFile], int]:
+    """Records from files in any format the importers read, and how many problems were found
+    (each printed on stderr: the file, where in it, and what is wrong)."""
+    from chaodipi import importers
+
     records: list[records_pb2.RecordFile] = []
+    problems = 0
     for path in paths:
-        result = importers.load(path)
+        try:
+            result = importers.load(path)
+        except OSError as exc:
+            error(f"{user(path)}: {user(exc.strerror or 'cannot be read')}")
+            problems += 1
+            continue
         for problem in result.errors:
-            err.print(f"[yellow]skipped[/yellow] {problem}")
+            error(f"{user(problem)} (skipped)")
+        problems += len(result.errors)
         records.extend(result.records)
-    return records
+    return records, problems
+
+
+def _counted(
+    records: list[records_pb2.RecordFile],
+) -> Iterator[records_pb2.RecordFile]:
+    """The records, advancing a progress bar as each is sent."""
+    with progress_bar("uploading", len(records)) as (bar, task):
+        for record in records:
+            yield record
+            bar.advance(task)
 
 
 def upload_command(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Record files (.pb, .jsonl, .json, .txt…).", exists=True, dir_okay=False
+            metavar="FILE",
+            help="Record files (.pb, .jsonl, .json, .txt, or a foreign log).",
+            dir_okay=False,
         ),
     ],
     server: Annotated[
-        str, typer.Option("--server", help="HOST:PORT of the server.")
+        str, typer.Option("--server", metavar="HOST:PORT", help="The server.")
     ] = "127.0.0.1:50051",
     api_key: KeyOpt = None,
+    details: Annotated[
+        bool, typer.Option("--details", metavar="", help="Also print a line for every record.")
+    ] = False,
 ) -> None:
-    """Upload record files to a server; prints one line per record."""
-    records = read_records(files)
-    with AuditClient(server, api_key=api_key, timeout=600) as client:
+    """Upload record files to a server and say what became of them.
+
+    Exit 0 when every record was stored (or already was), 1 when any file problem or rejected
+    record was found, 2 when no record could be read at all.
+    """
+    import grpc
+
+    from chaodipi.service.client import AuditClient
+
+    records, problems = _read_files(files)
+    if not records:
+        error(f"nothing to upload: no record could be read from {count(len(files), 'file')}")
+        raise typer.Exit(2)
+    with AuditClient(server, api_key=api_key, timeout=None) as client:
         try:
-            summaries = client.upload(records)
-        except grpc.RpcError as error:
-            raise _fail(error) from None
-    out = _out()
-    table = Table("#", "record", "status", "game id", "breaches", "scoring", "warnings", "codes")
+            summaries = client.upload(_counted(records))
+        except grpc.RpcError as failure:
+            raise _fail(failure) from None
+    if details:
+        _print_summaries(summaries)
+    tally = {word: 0 for word in _STATUS_WORDS.values()}
     for s in summaries:
-        table.add_row(
-            str(s.index),
-            s.record_id,
-            _STATUS.get(s.status, "?"),
-            s.game_id,
-            str(s.breaches),
-            str(s.scoring_errors),
-            str(s.warnings),
-            ", ".join(s.finding_codes) or s.error,
-        )
-        for hand_id in s.hand_game_ids:
-            table.add_row("", "", "  hand", hand_id, "", "", "", "")
-    out.print(table)
-    counts = {
-        name: sum(1 for s in summaries if _STATUS.get(s.status) == name)
-        for name in _STATUS.values()
-    }
-    out.print(", ".join(f"{n} {name}" for name, n in counts.items()))
-    if counts["rejected"]:
+        tally[_STATUS_WORDS.get(s.status, "rejected")] += 1
+    stdout().print(
+        f"{count(len(summaries), 'record')}: {tally['stored']} stored, "
+        f"{tally['duplicate']} already stored, {tally['rejected']} rejected"
+    )
+    for s in summaries:
+        if _STATUS_WORDS.get(s.status) == "rejected":
+            error(f"record {s.index + 1} ({user(s.record_id or 'no id')}): {user(s.error)}")
+    if tally["rejected"] or problems:
         raise typer.Exit(1)
 
 
+def _print_summaries(summaries: list[service_pb2.RecordSummary]) -> None:
+    from rich.table import Table
+
+    table = Table("#", "record", "status", "game id", "breaches", "scoring", "warnings", "codes")
+    for s in summaries:
+        table.add_row(
+            str(s.index + 1),
+            cell(s.record_id),
+            _STATUS_WORDS.get(s.status, "?"),
+            cell(s.game_id),
+            str(s.breaches),
+            str(s.scoring_errors),
+            str(s.warnings),
+            cell(", ".join(s.finding_codes) or s.error),
+        )
+        for hand_id in s.hand_game_ids:
+            table.add_row("", "", "  hand", cell(hand_id), "", "", "", "")
+    stdout().print(table)
+
+
 def _print_replay(replay: service_pb2.Replay) -> None:
-    out = _out()
+    from chaodipi.auditor.audit import describe_position
+
     record, report = replay.record, replay.report
     computed = report.computed
-    out.print(
-        f"[bold]game {replay.game_id}[/bold]  record {record.record_id}  "
-        f"ruleset {report.ruleset}  played {record.played_at or '?'}"
+    stdout().print(
+        f"[bold]game {user(replay.game_id)}[/bold]  record {user(record.record_id)}  "
+        f"ruleset {user(report.ruleset)}  played {user(record.played_at or '?')}"
     )
     for seat, player in enumerate(record.players):
         side = ""
         if computed.HasField("dealer"):
             side = "dealer side" if seat % 2 == computed.dealer % 2 else "defenders"
-        out.print(f"  seat {seat}: {player.display_name or player.id} ({player.id}) {side}")
-    trump = computed.trump
-    out.print(
-        f"trump: level {trump.level} suit {records_pb2.Suit.Name(trump.suit)}; "
-        f"{len(computed.tricks)} tricks; kitty {computed.kitty_points} points "
-        f"x{computed.kitty_multiplier} = {computed.kitty_bonus}; "
-        f"defenders {computed.defenders_points} points"
+        name = player.display_name or player.id
+        stdout().print(f"  seat {seat}: {user(name)} ({user(player.id)}) {side}")
+    stdout().print(
+        f"{describe_trump(computed.trump)}; {count(len(computed.tricks), 'trick')}; "
+        f"kitty {computed.kitty_points} points x{computed.kitty_multiplier} = "
+        f"{computed.kitty_bonus}; defenders {computed.defenders_points} points"
     )
-    result = computed.level_result
-    out.print(f"result: {records_pb2.Outcome.Name(result.outcome)} +{result.levels}")
-    out.print(
-        f"findings: {report.breaches} breaches, {report.scoring_errors} scoring errors, "
-        f"{report.warnings} warnings"
+    if computed.HasField("level_result"):
+        stdout().print(f"result: {describe_level_result(computed.level_result)}")
+    stdout().print(
+        "findings: "
+        + ", ".join(
+            (
+                count(report.breaches, "breach"),
+                count(report.scoring_errors, "scoring error"),
+                count(report.warnings, "warning"),
+            )
+        )
     )
     for finding in report.findings:
-        pos = finding.position
-        where = audit_pb2.Phase.Name(pos.phase).removeprefix("PHASE_").lower()
-        if pos.HasField("trick"):
-            where += f" trick {pos.trick + 1}"
-        if pos.HasField("seat"):
-            where += f" seat {pos.seat}"
-        out.print(f"  [red]{finding.code}[/red] ({where}): {finding.message}")
+        where = describe_position(finding.position) or PHASES.get(finding.position.phase, "")
+        stdout().print(f"  [red]{user(finding.code)}[/red] ({where}): {user(finding.message)}")
     for note in report.notes:
-        out.print(f"  note: {note}")
+        stdout().print(f"  note: {user(note)}")
 
 
 def replay_command(
-    game_id: Annotated[str, typer.Argument(help="Id of the stored game.")],
+    game_id: Annotated[
+        str, typer.Argument(metavar="GAME", help="The stored game's id (or its record id).")
+    ],
     server: ServerOpt = None,
     api_key: KeyOpt = None,
     database_url: DatabaseOpt = None,
@@ -222,16 +307,22 @@ def replay_command(
 ) -> None:
     """Print a readable summary of a stored game and its findings."""
     if server:
+        import grpc
+
+        from chaodipi.service.client import AuditClient
+
         with AuditClient(server, api_key=api_key) as client:
             try:
                 replay = client.get_replay(game_id)
-            except grpc.RpcError as error:
-                raise _fail(error) from None
+            except grpc.RpcError as failure:
+                raise _fail(failure) from None
     else:
+        from chaodipi.service.readmodel import ReadModel
+
         model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
         stored = None if model is None else model.game(game_id)
         if stored is None:
-            err.print(f"[red]error[/red]: no game {game_id!r} for tenant {tenant!r}")
+            error(f"no game {user(game_id)} for tenant {user(tenant)}")
             raise typer.Exit(1)
         replay = stored.message()
     _print_replay(replay)
@@ -239,45 +330,46 @@ def replay_command(
 
 def stats_command(
     player: Annotated[
-        list[str] | None, typer.Option("--player", help="Player id (repeat).")
+        list[str] | None,
+        typer.Option("--player", metavar="ID", help="Player id (repeat for several)."),
     ] = None,
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Only games of this ruleset.")] = "",
+    ruleset: Annotated[
+        str, typer.Option("--ruleset", metavar="RULESET", help="Only games of this ruleset.")
+    ] = "",
     server: ServerOpt = None,
     api_key: KeyOpt = None,
     database_url: DatabaseOpt = None,
     tenant: TenantOpt = DEFAULT_TENANT,
 ) -> None:
     """Print player statistics."""
+    from rich.table import Table
+
     players = player or []
     rows: list[service_pb2.PlayerStats | PlayerStatsRow]
     if server:
+        import grpc
+
+        from chaodipi.service.client import AuditClient
+
         with AuditClient(server, api_key=api_key) as client:
             try:
                 rows = list(client.player_stats(players, ruleset=ruleset))
-            except grpc.RpcError as error:
-                raise _fail(error) from None
+            except grpc.RpcError as failure:
+                raise _fail(failure) from None
     else:
+        from chaodipi.service.readmodel import ReadModel, StatsFilter
+
         model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
         filters = StatsFilter(tuple(players), ruleset or None)
         rows = [] if model is None else list(model.player_stats(filters))
     table = Table(
-        "player",
-        "name",
-        "games",
-        "dealer",
-        "defending",
-        "tricks",
-        "points",
-        "throws ok/failed",
-        "抠底 (pts)",
-        "levels +/-",
-        "win rate",
-        "breaches",
-    )
+        "player", "name", "hands", "dealer", "defending", "tricks", "points",
+        "throws ok/failed", "抠底 (pts)", "levels +/-", "win rate", "breaches",
+    )  # fmt: skip
     for r in rows:
         table.add_row(
-            r.player_id,
-            r.display_name,
+            cell(r.player_id),
+            cell(r.display_name),
             str(r.games),
             str(r.hands_as_dealer_side),
             str(r.hands_as_defenders),
@@ -287,77 +379,98 @@ def stats_command(
             f"{r.kou_di_count} ({r.kou_di_points})",
             f"+{r.levels_gained}/-{r.levels_conceded}",
             f"{r.win_rate:.0%}",
-            ", ".join(f"{c}:{n}" for c, n in sorted(dict(r.breaches_by_code).items())),
+            cell(", ".join(f"{c}:{n}" for c, n in sorted(dict(r.breaches_by_code).items()))),
         )
-    _out().print(table)
+    stdout().print(table)
 
 
 def sample_command(
-    out: Annotated[Path, typer.Argument(help="File to write: .pb (binary) or .jsonl.")],
-    hands: Annotated[int, typer.Option("--hands", help="Single hands to generate.")] = 20,
-    matches: Annotated[int, typer.Option("--matches", help="Matches to generate.")] = 2,
-    seed: Annotated[int, typer.Option("--seed", help="First seed.")] = 1,
+    out: Annotated[
+        Path, typer.Argument(metavar="FILE", help="File to write: .pb (binary) or .jsonl.")
+    ],
+    hands: Annotated[
+        int, typer.Option("--hands", metavar="N", help="Single hands to generate.")
+    ] = 20,
+    matches: Annotated[
+        int, typer.Option("--matches", metavar="N", help="Matches to generate.")
+    ] = 2,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="First seed.")] = 1,
 ) -> None:
     """Write generated legal sample games (hands of every ruleset, and matches)."""
-    rulesets = ("classic", "shuangsheng", "anhui", "changshu")
+    from chaodipi import importers
+    from chaodipi.auditor.generate import generate_hand, generate_match
+    from chaodipi.engine.ruleset import BUILTIN
+    from chaodipi.v1 import records_pb2
+
     records = [
-        records_pb2.RecordFile(game=generate_hand(rulesets[i % 4], seed + i)) for i in range(hands)
+        records_pb2.RecordFile(game=generate_hand(BUILTIN[i % 4], seed + i)) for i in range(hands)
     ]
     records += [
-        records_pb2.RecordFile(match=generate_match(rulesets[i % 4], seed + i))
+        records_pb2.RecordFile(match=generate_match(BUILTIN[i % 4], seed + i))
         for i in range(matches)
     ]
     importers.write(records, out, "pb" if out.suffix == ".pb" else "json")
-    _out().print(f"wrote {hands} hands and {matches} matches to {out}")
+    stdout().print(f"wrote {count(hands, 'hand')} and {count(matches, 'match')} to {user(out)}")
 
 
 keys_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
 
 
-@keys_app.command("create")
+@keys_app.command("create", cls=Command)
 def keys_create(
-    tenant: Annotated[str, typer.Option("--tenant", help="Tenant the key acts for.")],
+    tenant: Annotated[
+        str, typer.Option("--tenant", metavar="NAME", help="Tenant the key acts for.")
+    ],
     database_url: DatabaseOpt = None,
 ) -> None:
     """Create an API key for a tenant; the key is shown once."""
+    from chaodipi.service import keys
+
     key_id, key = keys.create_key(_local_sessions(database_url), tenant)
-    _out().print(
-        f"key id {key_id} for tenant {tenant!r} (restart a keyless server to require keys):"
+    stderr().print(
+        f"key id {user(key_id)} for tenant {user(tenant)} "
+        "(restart a keyless server to require keys):"
     )
     print(key)
 
 
-@keys_app.command("revoke")
+@keys_app.command("revoke", cls=Command)
 def keys_revoke(
-    key_id: Annotated[str, typer.Argument(help="Id of the key.")],
+    key_id: Annotated[str, typer.Argument(metavar="KEY_ID", help="Id of the key.")],
     database_url: DatabaseOpt = None,
 ) -> None:
     """Revoke an API key by id."""
+    from chaodipi.service import keys
+
     if not keys.revoke_key(_local_sessions(database_url), key_id):
-        err.print(f"[red]error[/red]: no active key {key_id!r}")
+        error(f"no active key {user(key_id)}")
         raise typer.Exit(1)
-    _out().print(f"revoked {key_id}")
+    stdout().print(f"revoked {user(key_id)}")
 
 
-@keys_app.command("list")
+@keys_app.command("list", cls=Command)
 def keys_list(database_url: DatabaseOpt = None) -> None:
     """List API keys (ids, tenants, state; never the secrets)."""
+    from rich.table import Table
+
+    from chaodipi.service import keys
+
     table = Table("key id", "tenant", "created", "revoked")
     for info in keys.list_keys(_local_sessions(database_url)):
         table.add_row(
-            info.key_id,
-            info.tenant,
+            cell(info.key_id),
+            cell(info.tenant),
             f"{info.created_at:%Y-%m-%d %H:%M}",
             f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "",
         )
-    _out().print(table)
+    stdout().print(table)
 
 
 def register(app: typer.Typer) -> None:
     """Add ``serve``, ``upload``, ``replay``, ``stats``, ``sample`` and ``keys …`` to ``app``."""
-    app.command("serve")(serve_command)
-    app.command("upload")(upload_command)
-    app.command("replay")(replay_command)
-    app.command("stats")(stats_command)
-    app.command("sample")(sample_command)
+    app.command("serve", cls=Command)(serve_command)
+    app.command("upload", cls=Command)(upload_command)
+    app.command("replay", cls=Command)(replay_command)
+    app.command("stats", cls=Command)(stats_command)
+    app.command("sample", cls=Command)(sample_command)
     app.add_typer(keys_app, name="keys")

@@ -118,6 +118,10 @@ def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = Fals
         out = Collector(name, strict)
         out.problem(f"byte {exc.start}", f"not UTF-8 text: expected a {chosen} file")
         return out.result
+    if not text.strip():
+        out = Collector(name, strict)
+        out.problem("byte 0", f"the file is empty: expected {chosen} records")
+        return out.result
     readers = {
         "text": read_text,
         "json": read_json,

@@ -93,6 +93,11 @@ def _parse(kind: type[Message], data: bytes) -> Message | None:
     return message
 
 
+def is_record_frame(body: bytes) -> bool:
+    """Whether bytes are one clean RecordFile holding a game or a match: a stream's frame."""
+    return _parse(records_pb2.RecordFile, body) is not None
+
+
 def _single(data: bytes) -> tuple[records_pb2.RecordFile, str] | None:
     for kind in (records_pb2.RecordFile, records_pb2.GameRecord, records_pb2.MatchRecord):
         message = _parse(kind, data)

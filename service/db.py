@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -10,23 +9,19 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-ENV_URL = "CHAODIPI_DATABASE_URL"
-ENV_HOME = "CHAODIPI_HOME"
+from chaodipi.service.home import ENV_HOME, ENV_URL, data_dir, default_url
+
+__all__ = [
+    "ENV_HOME",
+    "ENV_URL",
+    "SessionFactory",
+    "data_dir",
+    "default_url",
+    "make_engine",
+    "session_factory",
+]
 
 SessionFactory = sessionmaker[Session]
-
-
-def data_dir() -> Path:
-    """Where the embedded database lives: ``$CHAODIPI_HOME`` or ``./.chaodipi``."""
-    return Path(os.environ.get(ENV_HOME) or ".chaodipi")
-
-
-def default_url() -> str:
-    """``$CHAODIPI_DATABASE_URL``, else a SQLite file in ``data_dir()``."""
-    url = os.environ.get(ENV_URL)
-    if url:
-        return url
-    return f"sqlite:///{data_dir() / 'chaodipi.db'}"
 
 
 def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:

@@ -67,10 +67,11 @@ from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
 from chaodipi.engine.order import trump_context
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.migrate import upgrade
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player
 from chaodipi.service.results import as_utc
-from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant, find_tenant
+from chaodipi.service.store import ensure_tenant, find_tenant
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 DEFAULT_PAGE_SIZE = 50

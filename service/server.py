@@ -44,6 +44,7 @@ from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.audited import Audited
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.ingest import (
     all_violations,
     audit_serialized,
@@ -63,7 +64,7 @@ from chaodipi.service.readmodel import (
     StatsFilter,
     StoredGame,
 )
-from chaodipi.service.store import DEFAULT_TENANT, ensure_tenant, store_batch
+from chaodipi.service.store import ensure_tenant, store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
 
 log = logging.getLogger("chaodipi.service")
@@ -604,6 +605,24 @@ def _make_executor(workers: int) -> Executor | None:
     return pool
 
 
+class PortInUse(OSError):
+    """The server's port is taken (another server, chaodipi or not, listens on it)."""
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
+    """Listen on ``host:port`` (0: any free port); ``PortInUse`` when it is taken."""
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # grpc's "Failed to bind to address"
+        bound = 0
+    if bound == 0:
+        raise PortInUse(
+            f"cannot listen on {host}:{port}: the port is in use (is another chaodipi server "
+            "running?); stop it or choose another with --port"
+        )
+    return bound
+
+
 async def start(config: ServerConfig) -> RunningServer:
     """Migrate the database, then start serving; returns once the port is bound."""
     engine = make_engine(config.database_url)
@@ -624,6 +643,8 @@ async def start(config: ServerConfig) -> RunningServer:
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            # Without this, a second server on the same port starts and shares it silently.
+            ("grpc.so_reuseport", 0),
         ],
     )
     service_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(state), server)
@@ -637,9 +658,13 @@ async def start(config: ServerConfig) -> RunningServer:
         ],
         server,
     )
-    port = server.add_insecure_port(f"{host}:{config.port}")
-    if port == 0:
-        raise OSError(f"cannot bind {host}:{config.port}")
+    try:
+        port = _bind(server, host, config.port)
+    except PortInUse:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+        engine.dispose()
+        raise
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

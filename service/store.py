@@ -24,7 +24,6 @@ from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
-DEFAULT_TENANT = "default"
 
 # What a stored game or match answers a duplicate with: content hash, id, counts and codes.
 _StoredRow = Row[str, str, int, int, int, str]

@@ -74,3 +74,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if wrong:
         build = "compiled" if expected == "1" else "pure Python"
         raise pytest.UsageError(f"CHAODIPI_EXPECT_COMPILED={expected}: not {build}: {wrong}")
+
+
+@pytest.fixture(autouse=True)
+def _data_folder_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the user's data folder: ``CHAODIPI_HOME`` is a fresh one."""
+    if "CHAODIPI_HOME" not in os.environ:
+        monkeypatch.setenv("CHAODIPI_HOME", str(tmp_path_factory.mktemp("home")))

@@ -52,7 +52,7 @@ def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
         args = ["--server", server.target, "--api-key", key]
         uploaded = runner.invoke(app, ["upload", *args, str(home / "s.pb")])
         assert uploaded.exit_code == 0, uploaded.output
-        assert "4 stored, 0 duplicate, 0 rejected" in uploaded.output
+        assert "4 records: 4 stored, 0 already stored, 0 rejected" in uploaded.output
         with AuditClient(server.target, api_key=key) as client:
             game = client.list_games(page_size=1).games[0]
         replay = runner.invoke(app, ["replay", game.game_id, *args])
@@ -66,7 +66,7 @@ def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
         assert stats.exit_code == 0 and game.player_ids[0] in stats.output
         assert runner.invoke(app, ["keys", "revoke", key_id]).exit_code == 0
         again = runner.invoke(app, ["upload", *args, str(home / "s.pb")])
-        assert again.exit_code == 1 and "UNAUTHENTICATED" in again.output
+        assert again.exit_code == 1 and "answered unauthenticated" in again.output
         assert key_id in runner.invoke(app, ["keys", "list"]).output
     finally:
         server.stop()

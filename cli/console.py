@@ -1,0 +1,151 @@
+"""Terminal output of the command line: where text goes, user text escaped, words counted.
+
+Every piece of text that comes from a record or a file (a game id, a player's name, a JSON
+key, a file name) goes through ``user()`` before Rich prints it, so ``[red]`` or ``[/]`` in it
+is shown as written, never read as markup:
+
+>>> user("[red]Li Lei[/]")
+'\\\\[red]Li Lei\\\\[/]'
+>>> count(1, "breach"), count(2, "breach"), count(0, "card")
+('1 breach', '2 breaches', '0 cards')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import typer.core
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+from typer import _click as click  # Typer vendors click: its commands take these types
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, Task, TaskID
+
+
+def stdout() -> Console:
+    """Results: what a command was asked for.
+
+    A console per use, so the terminal's width (or ``COLUMNS``) is read when printing.
+    """
+    return Console(highlight=False)
+
+
+def stderr() -> Console:
+    """Errors, warnings and progress: what a script reading stdout does not want."""
+    return Console(stderr=True, highlight=False)
+
+
+_PLURALS = {"breach": "breaches", "match": "matches", "is": "are", "was": "were"}
+
+
+def user(text: object) -> str:
+    """Text from a record or a file, safe inside a Rich markup string."""
+    return escape(str(text))
+
+
+def cell(text: object) -> Text:
+    """Text from a record or a file as a table cell (a plain ``Text``, never markup)."""
+    return Text(str(text))
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """``1 breach``, ``3 breaches``: a number and the word it counts."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n:,} {plural or _PLURALS.get(word) or word + 's'}"
+
+
+def error(message: str) -> None:
+    """An error line on stderr; ``message`` is markup: wrap text from input in ``user()``."""
+    stderr().print(f"[red]error:[/] {message}")
+
+
+def warning(message: str) -> None:
+    """A warning line on stderr; ``message`` is markup: wrap text from input in ``user()``."""
+    stderr().print(f"[yellow]warning:[/] {message}")
+
+
+def interactive(*, quiet: bool = False) -> bool:
+    """Whether to show progress: stderr is a terminal and the output is not machine-read."""
+    return not quiet and stderr().is_terminal
+
+
+@contextmanager
+def progress_bar(
+    what: str, total: int | None, *, unit: str = "records", quiet: bool = False
+) -> Iterator[tuple[Progress, TaskID]]:
+    """A progress bar on stderr: the count (of ``total``), the rate and the time left.
+
+    Shown only on a terminal and never with ``quiet`` (``--json``); it is drawn on stderr and
+    vanishes when done, so stdout stays exactly the command's result. Yields the bar and its
+    task: ``bar.advance(task)`` after each item.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    class Rate(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.0f} {unit}/s", style="cyan")
+
+    known = total is not None
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn() if known else TextColumn("{task.completed:,.0f} " + unit),
+        Rate(),
+        TimeRemainingColumn() if known else TimeElapsedColumn(),
+    )
+    with Progress(
+        *columns, console=stderr(), transient=True, disable=not interactive(quiet=quiet)
+    ) as bar:
+        yield bar, bar.add_task(what, total=total)
+
+
+class Command(typer.core.TyperCommand):
+    """A command whose help shows a value's name for options that take one, nothing for flags.
+
+    Typer prints each parameter's Python type (``<bool>``, ``<list[Path]>``); an option's
+    ``metavar`` replaces it, and here ``--help`` and the arguments show none.
+    """
+
+    def get_help_option(self, ctx: click.Context) -> typer.core.TyperOption | None:
+        return _no_type(super().get_help_option(ctx))
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _hide_argument_types(self.params)
+        super().format_help(ctx, formatter)
+
+
+class Group(typer.core.TyperGroup):
+    """The command group of ``chaodipi``, with help as ``Command`` shows it."""
+
+    def get_help_option(self, ctx: click.Context) -> typer.core.TyperOption | None:
+        return _no_type(super().get_help_option(ctx))
+
+
+def _no_type(option: typer.core.TyperOption | None) -> typer.core.TyperOption | None:
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+def _hide_argument_types(params: list[click.Parameter]) -> None:
+    for param in params:
+        if isinstance(param, typer.core.TyperArgument):
+            param.display_type_rich = _nothing  # type: ignore[method-assign]  # per object
+
+
+def _nothing(ctx: click.Context) -> None:
+    return None
