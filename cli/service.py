@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import grpc
 
     from chaodipi.service.db import SessionFactory
-    from chaodipi.service.readmodel import PlayerStatsRow
+    from chaodipi.service.readmodel import PlayerStatsRow, ReadModel
     from chaodipi.v1 import records_pb2, service_pb2
 
 DatabaseOpt = Annotated[
@@ -61,6 +61,14 @@ TenantOpt = Annotated[
 
 _STATUS_WORDS = {1: "stored", 2: "duplicate", 3: "rejected"}
 """``RecordSummary.Status`` values in words (1 stored, 2 duplicate, 3 rejected)."""
+
+
+def local_read_model(database_url: str | None, tenant: str) -> ReadModel | None:
+    """The read model of a tenant in the local (or ``--database-url``) database; None when the
+    database has no such tenant (nothing is created)."""
+    from chaodipi.service.readmodel import ReadModel
+
+    return ReadModel.for_tenant(_local_sessions(database_url), tenant)
 
 
 def _local_sessions(database_url: str | None) -> SessionFactory:
@@ -317,9 +325,7 @@ def replay_command(
             except grpc.RpcError as failure:
                 raise _fail(failure) from None
     else:
-        from chaodipi.service.readmodel import ReadModel
-
-        model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
+        model = local_read_model(database_url, tenant)
         stored = None if model is None else model.game(game_id)
         if stored is None:
             error(f"no game {user(game_id)} for tenant {user(tenant)}")
@@ -357,9 +363,9 @@ def stats_command(
             except grpc.RpcError as failure:
                 raise _fail(failure) from None
     else:
-        from chaodipi.service.readmodel import ReadModel, StatsFilter
+        from chaodipi.service.readmodel import StatsFilter
 
-        model = ReadModel.for_tenant(_local_sessions(database_url), tenant)
+        model = local_read_model(database_url, tenant)
         filters = StatsFilter(tuple(players), ruleset or None)
         rows = [] if model is None else list(model.player_stats(filters))
     table = Table(

@@ -354,6 +354,13 @@ class ReadModel:
         with self.sessions() as session:
             return _list_games(session, self.tenant_id, filters, page_size, page_token)
 
+    def page_token_after(self, game_id: str) -> str | None:
+        """A ``page_token`` for ``games()`` that continues just after this game (in the order
+        ``games()`` lists them), or None if the tenant has no such game: how a long read such
+        as ``chaodipi dump --after GAME`` resumes."""
+        game = self.game(game_id)
+        return None if game is None else _encode_token(game.stored_at, game.game_id)
+
     def game(self, game_id: str) -> StoredGame | None:
         """A stored game with its stored audit, or None if the tenant has no such game."""
         with self.sessions() as session:
