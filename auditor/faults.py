@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from chaodipi.auditor.reading import TOKEN_KINDS
 from chaodipi.engine.cards import KINDS, card_token
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import TrumpFallback, get_ruleset
+from chaodipi.engine.presets import get_ruleset
+from chaodipi.engine.ruleset import TrumpFallback
 from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import audit_pb2, records_pb2
 

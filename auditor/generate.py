@@ -46,7 +46,8 @@ from chaodipi.engine.cards import (
 from chaodipi.engine.follow import legal_follow
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
-from chaodipi.engine.ruleset import NextDealer, Ruleset, TrumpFallback, get_ruleset
+from chaodipi.engine.presets import get_ruleset
+from chaodipi.engine.ruleset import NextDealer, Ruleset, TrumpFallback
 from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import Unit, canonical_split
 from chaodipi.v1 import records_pb2

@@ -23,7 +23,8 @@ from chaodipi.engine.cards import (
     card_token,
     parse_card,
 )
-from chaodipi.engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapping
+from chaodipi.engine.presets import get_ruleset, ruleset_from_mapping
+from chaodipi.engine.ruleset import Ruleset, RulesetError
 from chaodipi.v1 import records_pb2
 
 # Upper-case tokens resolve by one dict look-up; anything else goes through parse_card.

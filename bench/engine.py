@@ -26,7 +26,8 @@ from chaodipi.engine.cards import full_deck, to_counts
 from chaodipi.engine.follow import check_follow, clear_caches, legal_follow
 from chaodipi.engine.lead import check_lead, check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import CHANGSHU, CLASSIC, Ruleset
+from chaodipi.engine.presets import CHANGSHU, CLASSIC
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import Unit, chains_from
 

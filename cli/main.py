@@ -20,7 +20,8 @@ from chaodipi.auditor.audit import describe_position, describe_result
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.cli import batch, dashboard, records, service
-from chaodipi.engine.ruleset import BUILTIN, Ruleset, RulesetError, get_ruleset, ruleset_from_text
+from chaodipi.engine.presets import BUILTIN, get_ruleset, ruleset_from_text
+from chaodipi.engine.ruleset import Ruleset, RulesetError
 from chaodipi.v1 import audit_pb2, records_pb2
 
 app = typer.Typer(

@@ -9,7 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from chaodipi.engine.ruleset import RulesetError, get_ruleset
+from chaodipi.engine.presets import get_ruleset
+from chaodipi.engine.ruleset import RulesetError
 from chaodipi.importers import FORMATS, OUTPUTS, ImportFailed, ImportResult, load, write
 from chaodipi.importers.problems import ImportProblem
 

@@ -16,7 +16,7 @@ from sqlmodel import col
 
 from chaodipi.auditor.faults import plant, plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.engine.presets import BUILTIN
 from chaodipi.service.db import SessionFactory
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.models import Game

@@ -10,7 +10,7 @@ A hand's bidding runs through three phases: ``DRAWING`` (declare, lock,
 overcall), ``DRAWN`` (drawing over, kitty not taken: lock, overcall, kitty flips)
 and ``BURIED`` (the dealer has buried the kitty: 炒底 only).
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.cards import parse_cards, rank_index
 >>> state = start_bidding(rank_index("6"), first_hand=True)
 >>> hand = parse_cards("H6 H6 S9")

@@ -10,7 +10,7 @@ tractor asks only for its pairs), then triples (三条), then pairs
 is checked first (a revoke); then a play is illegal iff its score is below the
 best score any selection of as many led-suit cards from the same hand reaches.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_card, parse_cards, to_counts, HEARTS
 >>> from chaodipi.engine.units import Unit

@@ -6,7 +6,7 @@ units is a throw; it stands only if no other seat holds, in that suit, a unit of
 the same shape that beats one of its units (R-THROW-CHECK). A failed throw
 forces one unit (R-THROW-FORCE) and may cost points (R-THROW-PENALTY).
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_cards, to_counts, HEARTS
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)

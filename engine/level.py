@@ -10,7 +10,7 @@ a hand it deals there. So a dealer on J that rises may pass J, while defenders o
 J rise to nothing and stay on J; a dealer on A that rises passes A, defenders on
 A stay on A (R-LEVEL-MUST). One hand is judged alone, without the match history.
 
->>> from chaodipi.engine.ruleset import ANHUI
+>>> from chaodipi.engine.presets import ANHUI
 >>> from chaodipi.engine.cards import rank_index
 >>> r = level_result(ANHUI, 50, rank_index("T"), rank_index("5"))
 >>> (r.table_levels, r.levels, RANK_LETTERS[r.dealer_level_after])

@@ -4,7 +4,7 @@ The defenders (捡分方) score the point cards of the tricks they win, plus the
 bonus when one of them wins the last trick, plus or minus the penalties of failed
 throws (R-THROW-SIDE). The level table reads a negative total as 0.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.units import Unit
 >>> from chaodipi.engine.cards import parse_cards
 >>> m = kitty_multiplier(CLASSIC, [Unit(2, (3, 4))], throw_stood=False)

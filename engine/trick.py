@@ -8,7 +8,7 @@ strictly higher: among equal cards the first played wins. Under
 ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
 split canonically into the throw's units, and its single highest card decides.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_cards, HEARTS
 >>> from chaodipi.engine.units import Unit

@@ -4,7 +4,7 @@ A ``Unit`` is ``width`` identical cards on each of ``length`` consecutive linked
 steps of one effective suit. A lead is split into units canonically (fewest
 units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own split.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_cards, CLUBS, rank_index
 >>> ctx = trump_context(CLASSIC, rank_index("6"), CLUBS)

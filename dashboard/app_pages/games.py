@@ -7,7 +7,7 @@ import streamlit as st
 from chaodipi.auditor import CODES
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.stepping import SEVERITIES
-from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.engine.presets import BUILTIN
 from chaodipi.service.queries import GameFilter
 
 PAGE_SIZE = 100

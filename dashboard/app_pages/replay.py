@@ -8,7 +8,7 @@ from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.cards import STYLE, legend_html
 from chaodipi.dashboard.render import finding_html, info_html, table_html
 from chaodipi.dashboard.stepping import ReplayView
-from chaodipi.engine.ruleset import BUILTIN, get_ruleset
+from chaodipi.engine.presets import BUILTIN, get_ruleset
 from chaodipi.service.ingest import run_audit
 from chaodipi.service.queries import GameFilter
 from chaodipi.v1 import audit_pb2, service_pb2

@@ -30,7 +30,8 @@ from chaodipi.engine.cards import (
     parse_cards,
     rank_index,
 )
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 
 SIX = rank_index("6")
 # Every seat holds every level card and both jokers twice (three times in changshu), so a

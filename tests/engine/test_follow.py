@@ -14,7 +14,8 @@ from chaodipi.engine.cards import CLUBS, HEARTS, full_deck, parse_cards, rank_in
 from chaodipi.engine.follow import FollowProblem, check_follow, legal_follow
 from chaodipi.engine.lead import lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.units import Unit, units_containing_lowest
 
 LEVEL2 = rank_index("2")

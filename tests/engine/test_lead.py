@@ -5,7 +5,7 @@ from __future__ import annotations
 from chaodipi.engine.cards import HEARTS, parse_cards, rank_index
 from chaodipi.engine.lead import check_lead, describe_lead, lead_units
 from chaodipi.engine.order import trump_context
-from chaodipi.engine.ruleset import CHANGSHU, CLASSIC
+from chaodipi.engine.presets import CHANGSHU, CLASSIC
 
 LEVEL6 = rank_index("6")
 CTX = trump_context(CLASSIC, LEVEL6, HEARTS)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chaodipi.engine.cards import parse_card, parse_cards
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,

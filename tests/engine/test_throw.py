@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from chaodipi.engine.cards import HEARTS, full_deck, parse_cards, rank_index, to_counts
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.units import canonical_split
 
 LEVEL2 = rank_index("2")

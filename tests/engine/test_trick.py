@@ -19,7 +19,8 @@ from chaodipi.engine.cards import (
 from chaodipi.engine.follow import legal_follow
 from chaodipi.engine.lead import lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.trick import trick_winner
 
 CTX = trump_context(CLASSIC, rank_index("6"), HEARTS)

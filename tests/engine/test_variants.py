@@ -30,12 +30,15 @@ from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.level import level_result
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import (
+from chaodipi.engine.presets import (
     ANHUI,
     CHANGSHU,
     CLASSIC,
     PRESETS,
     SHUANGSHENG,
+    ruleset_from_mapping,
+)
+from chaodipi.engine.ruleset import (
     BiddingRule,
     ForcedUnit,
     KittyRule,
@@ -45,7 +48,6 @@ from chaodipi.engine.ruleset import (
     RulesetError,
     ThrowCompare,
     TrumpFallback,
-    ruleset_from_mapping,
     validate,
 )
 from chaodipi.engine.scoring import kitty_multiplier
