@@ -24,7 +24,15 @@ from chaodipi.auditor.reading import (
     resolve_ruleset,
     tokens,
 )
-from chaodipi.engine.cards import KINDS, POINTS, RANK_LETTERS, card_token, label_cards, points_of
+from chaodipi.engine.cards import (
+    KINDS,
+    POINTS,
+    RANK_LETTERS,
+    Hand,
+    card_token,
+    label_cards,
+    points_of,
+)
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_lead, check_throw, lead_units
 from chaodipi.engine.level import LevelResult, level_result, next_dealer
@@ -101,7 +109,7 @@ class HandReplay:
         self.findings: list[audit_pb2.Finding] = []
         self.notes: list[str] = []
         self.steps: list[audit_pb2.StepState] = []
-        self.hands = [_counts(h) for h in read.hands]
+        self.hands = [Hand(h) for h in read.hands]
         self.kitty = list(read.kitty)
         self.computed = audit_pb2.Computed()
         self.defenders_points = 0
@@ -163,8 +171,8 @@ class HandReplay:
             state.trick = self.trick_index
         if self.play_index is not None:
             state.play = self.play_index
-        for counts in self.hands:
-            state.hands.add().cards.extend(card_token(k) for k in self._sorted_kinds(counts))
+        for hand in self.hands:
+            state.hands.add().cards.extend(card_token(k) for k in self._sorted_kinds(hand.counts))
         for seat, cards in self.current:
             state.current_trick.add(seat=seat, cards=tokens(cards))
         state.defenders_points_so_far = self.defenders_points
@@ -212,7 +220,9 @@ class HandReplay:
 
     def check_deal(self) -> None:
         rs = self.ruleset
-        counts = list(map(sum, zip(*self.hands, _counts(self.kitty), strict=True)))
+        counts = list(
+            map(sum, zip(*(h.counts for h in self.hands), _counts(self.kitty), strict=True))
+        )
         if counts.count(rs.decks) != KINDS:
             extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
             missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
@@ -229,7 +239,7 @@ class HandReplay:
                 recorded=" ".join(parts),
             )
         for seat, hand in enumerate(self.hands):
-            size = sum(hand)
+            size = len(hand)
             if size != rs.hand_size:
                 self.find(
                     "DEAL_INVALID",
@@ -260,7 +270,7 @@ class HandReplay:
         exchange_index: int | None = None,
     ) -> None:
         """Remove cards from a hand; cards it does not hold are a finding and are skipped."""
-        hand = self.hands[seat]
+        hand = self.hands[seat].counts
         absent: list[int] = []
         for k in cards:
             if hand[k]:
@@ -282,7 +292,7 @@ class HandReplay:
 
     def holds(self, seat: int, cards: Sequence[int]) -> list[int]:
         """The cards of ``cards`` that the seat does not hold (copies counted)."""
-        hand = self.hands[seat]
+        hand = self.hands[seat].counts
         if len(cards) == 1:
             return [] if hand[cards[0]] else list(cards)
         need = Counter(cards)
@@ -365,7 +375,8 @@ class HandReplay:
         for p in range(1, len(plays)):
             play = plays[p]
             seat, cards = play.seat, play.cards
-            hand = hands[seat]
+            held = hands[seat]
+            hand = held.counts
             self.play_index = p
             if len(cards) != size:
                 self.find(
@@ -379,11 +390,11 @@ class HandReplay:
                     recorded=str(len(cards)),
                 )
             elif not mixed and (hand[cards[0]] if size == 1 else not self.holds(seat, cards)):
-                problem = check_follow(ctx, units, hand, cards)
+                problem = check_follow(ctx, units, held, cards)
                 if problem is not None:
                     finding = self.find(
                         problem.code,
-                        f"seat {seat} {problem.message}",
+                        f"seat {seat} {problem.reason}",
                         PLAY,
                         seat=seat,
                         trick=t,
@@ -424,7 +435,7 @@ class HandReplay:
         if problem is not None and problem.code == "SPLIT_INVALID":
             self.find(
                 "SPLIT_INVALID",
-                f"seat {seat}'s {problem.message}; the canonical split is used",
+                f"seat {seat}'s {problem.reason}; the canonical split is used",
                 PLAY,
                 seat=seat,
                 trick=t,
@@ -434,7 +445,7 @@ class HandReplay:
         elif problem is not None:
             self.find(
                 "LEAD_MIXED_SUITS" if problem.code == "LEAD_MIXED_SUITS" else "WRONG_CARD_COUNT",
-                f"seat {seat} led {label_cards(attempt) or 'nothing'}: {problem.message}",
+                f"seat {seat} led {label_cards(attempt) or 'nothing'}: {problem.reason}",
                 PLAY,
                 seat=seat,
                 trick=t,
@@ -455,7 +466,7 @@ class HandReplay:
                     recorded=" ".join(tokens(absent)),
                 )
         # The hands are still as before the lead: nothing of this trick is taken yet.
-        verdict = check_throw(ctx, rs, seat, attempt, self.hands, split)
+        verdict = check_throw(ctx, rs.throw, seat, attempt, self.hands, split)
         result.throw_attempted = verdict.is_throw
         result.throw_stood = verdict.is_throw and verdict.stands and not lead.attempted
         # The lead format that counts for the kitty (R-KITTY): after a failed throw, the
@@ -474,7 +485,7 @@ class HandReplay:
                 self.find(
                     "THROW_ENFORCED_WRONGLY",
                     f"the table forced seat {seat}'s throw of {label_cards(attempt)}, "
-                    f"but it stood: {verdict.message}",
+                    f"but it stood: {verdict.reason}",
                     PLAY,
                     seat=seat,
                     trick=t,
@@ -504,7 +515,7 @@ class HandReplay:
             assert verdict.forced is not None
             finding = self.find(
                 "THROW_NOT_ENFORCED",
-                f"{verdict.message}; the table let the throw stand",
+                f"{verdict.reason}; the table let the throw stand",
                 PLAY,
                 seat=seat,
                 trick=t,
@@ -547,11 +558,11 @@ class HandReplay:
             size = len(plays[0].cards)
             cards = [p.cards for p in plays]
             if all(len(c) == size for c in cards):
-                index = trick_winner(ctx, units, cards)
+                index = trick_winner(ctx, units, cards[1:])
             else:
                 # A play with the wrong number of cards cannot win; the others are compared.
                 eligible = [i for i, c in enumerate(cards) if i == 0 or len(c) == size]
-                index = eligible[trick_winner(ctx, units, [cards[i] for i in eligible])]
+                index = eligible[trick_winner(ctx, units, [cards[i] for i in eligible[1:]])]
         winner = plays[index].seat
         points = sum([POINTS[k] for p in plays for k in p.cards])
         result.winner = winner
@@ -598,7 +609,7 @@ class HandReplay:
 
     def score(self) -> None:
         rs, computed = self.ruleset, self.computed
-        leftover = [(s, sum(h)) for s, h in enumerate(self.hands) if sum(h)]
+        leftover = [(s, len(h)) for s, h in enumerate(self.hands) if len(h)]
         tricks = self.read.tricks
         if leftover or not tricks:
             held = ", ".join(f"seat {s} {n}" for s, n in leftover) or "no tricks"
@@ -621,7 +632,7 @@ class HandReplay:
                 first = tricks[-1].plays[0].cards[:1]
                 units = (Unit(1, tuple(first)),)
                 self.notes.append("the last lead had no legal shape: the kitty counts it a single")
-            multiplier = kitty_multiplier(rs, units, throw_stood=len(units) > 1)
+            multiplier = kitty_multiplier(rs, units)
             computed.kitty_multiplier = multiplier
             computed.kitty_bonus = kitty_bonus(rs, self.kitty, multiplier)
             extra = last_trick_bonus(rs, [k for p in tricks[-1].plays for k in p.cards])

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from chaodipi.auditor.reading import SUITS_BY_PROTO, ReadExchange, tokens
 from chaodipi.engine.bidding import (
-    NO_TRUMP_CHOICE,
     Bid,
     BiddingState,
     BidError,
@@ -22,7 +21,7 @@ from chaodipi.engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from chaodipi.engine.cards import KINDS, SUIT_LETTERS, label_cards
+from chaodipi.engine.cards import label_cards
 from chaodipi.engine.ruleset import NextDealer
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -57,8 +56,7 @@ def _bid_hand(
     """The bidder's cards for the check, and how many of them were drawn by then."""
     sequence = replay.read.draw_sequence
     if sequence is None or drawn_total is None:
-        hand = replay.hands[seat]
-        return [k for k in range(KINDS) for _ in range(hand[k])], None
+        return list(replay.hands[seat]), None
     own = replay.drawn_by_seat()[seat]
     # Draws go round the table from the first drawer, so a seat's share of the first n is known.
     first = sequence[0][0] if sequence else 0
@@ -100,12 +98,11 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
                 return None
             state, buried = settled, True
         hand, drawn = _bid_hand(replay, event.seat, event.drawn_count)
-        choice = None
-        if event.trump_choice is not None:
-            choice = NO_TRUMP_CHOICE if event.trump_choice < 0 else SUIT_LETTERS[event.trump_choice]
-        bid = Bid(event.seat, kind, tuple(event.cards), choice, drawn)
+        named = event.trump_choice is not None
+        choice = event.trump_choice if named and event.trump_choice >= 0 else None
+        bid = Bid(event.seat, kind, tuple(event.cards), drawn, named, choice)
         try:
-            state = apply_bid(rs, state, bid, hand=hand)
+            state = apply_bid(rs, state, bid, held=hand)
         except BidError as exc:  # the engine's reason the bid is illegal
             replay.find(
                 "BID_ILLEGAL",
@@ -263,9 +260,7 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
             expected=str(rs.kitty_size),
             recorded=str(len(ex.buried)),
         )
-    hand = replay.hands[ex.seat]
-    for k in replay.kitty:
-        hand[k] += 1
+    replay.hands[ex.seat].add(replay.kitty)
     replay.take(ex.seat, ex.buried, KITTY, "buried", exchange_index=j)
     replay.kitty = list(ex.buried)
     replay.snapshot(KITTY)

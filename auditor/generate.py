@@ -12,6 +12,7 @@ sample data use it; ``auditor.faults`` plants labelled faults into copies.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,6 @@ from datetime import UTC, datetime, timedelta
 from chaodipi.auditor.audit import HandReplay, audit_match
 from chaodipi.auditor.reading import PROTO_SUITS, read_game, tokens
 from chaodipi.engine.bidding import (
-    NO_TRUMP_CHOICE,
     Bid,
     BiddingState,
     BidKind,
@@ -38,7 +38,7 @@ from chaodipi.engine.cards import (
     LITTLE_JOKER,
     POINTS,
     RANK_LETTERS,
-    SUIT_LETTERS,
+    Hand,
     full_deck,
     kind_of,
     rank_of,
@@ -63,6 +63,8 @@ PLAYERS = (
     ("huang.li", "Huang Li"),
 )
 EPOCH = datetime(2026, 11, 1, 19, 0, tzinfo=UTC)
+TRUMP_CHOICES: tuple[int | None, ...] = (0, 1, 2, 3, None)
+"""What a big-joker bid may name: S, H, C, D or no-trump, in that order."""
 BID_KINDS = {
     BidKind.DECLARE: records_pb2.BID_KIND_DECLARE,
     BidKind.LOCK: records_pb2.BID_KIND_LOCK,
@@ -81,25 +83,25 @@ class _Table:
 
     def __init__(self, rs: Ruleset, rng: random.Random, record: records_pb2.GameRecord):
         self.rs, self.rng, self.record = rs, rng, record
-        self.hands = [[0] * KINDS for _ in range(4)]
+        self.hands = [Hand() for _ in range(4)]
 
     def bid(
         self, state: BiddingState, bid: Bid, hand: Sequence[int], drawn_total: int | None
     ) -> BiddingState:
-        if check_bid(self.rs, state, bid, hand=hand) is not None:
+        if check_bid(self.rs, state, bid, held=hand) is not None:
             return state
         event = self.record.bids.add(
             seat=bid.seat, kind=BID_KINDS[bid.kind], cards=tokens(bid.cards)
         )
-        if bid.trump_choice is not None:
+        if bid.names_trump:
             event.trump_chosen = (
                 records_pb2.SUIT_NO_TRUMP
-                if bid.trump_choice == NO_TRUMP_CHOICE
-                else PROTO_SUITS[SUIT_LETTERS.index(bid.trump_choice)]
+                if bid.trump_choice is None
+                else PROTO_SUITS[bid.trump_choice]
             )
         if drawn_total is not None:
             event.drawn_count = drawn_total
-        return apply_bid(self.rs, state, bid, hand=hand)
+        return apply_bid(self.rs, state, bid, held=hand)
 
     def candidates(
         self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
@@ -111,10 +113,9 @@ class _Table:
         for card in cards:
             have = sum(1 for k in held if k == card) - used.count(card)
             for n in range(1, have + 1):
-                choice = (
-                    self.rng.choice([*SUIT_LETTERS, NO_TRUMP_CHOICE]) if card == BIG_JOKER else None
-                )
-                bids.append(Bid(seat, kind, (card,) * n, choice, None))
+                names = card == BIG_JOKER
+                choice = self.rng.choice(TRUMP_CHOICES) if names else None
+                bids.append(Bid(seat, kind, (card,) * n, names_trump=names, trump_choice=choice))
         return bids
 
     def draw_and_bid(self, state: BiddingState, deck: Sequence[int], first: int) -> BiddingState:
@@ -123,7 +124,7 @@ class _Table:
         for i, card in enumerate(deck[:dealt]):
             seat = (first + i) % 4
             drawn[seat].append(card)
-            self.hands[seat][card] += 1
+            self.hands[seat].counts[card] += 1
             if self.rng.random() > 0.35:
                 continue
             if state.standing is None:
@@ -136,7 +137,7 @@ class _Table:
                 options = [
                     b
                     for b in self.candidates(state, seat, drawn[seat], kind)
-                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), hand=drawn[seat])
+                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), held=drawn[seat])
                     is None
                 ]
                 if options:
@@ -171,7 +172,7 @@ class _Table:
 
     def exchange(self, seat: int, ctx: TrumpContext, kitty: list[int]) -> list[int]:
         """The seat takes up the kitty and buries its cheapest cards (sometimes a point card)."""
-        hand = self.hands[seat]
+        hand = self.hands[seat].counts
         for k in kitty:
             hand[k] += 1
         risky = self.rng.random() < 0.3
@@ -187,15 +188,14 @@ class _Table:
 
     def lead(self, ctx: TrumpContext, seat: int) -> tuple[list[int], list[int]]:
         """The leader's play and, for a failed throw, the attempt."""
-        hand = self.hands[seat]
-        kinds = _kinds(hand)
+        kinds = _kinds(self.hands[seat].counts)
         pick = self.rng.choice(kinds)
         suit_cards = [k for k in kinds if ctx.suit[k] == ctx.suit[pick]]
         units = canonical_split(ctx, suit_cards)
         if len(units) >= 2 and self.rng.random() < 0.12:
             top = sorted(units, key=lambda u: ctx.strength[u.top], reverse=True)
             attempt = [k for u in top[: self.rng.choice((2, 3))] for k in u.cards()]
-            verdict = check_throw(ctx, self.rs, seat, attempt, self.hands)
+            verdict = check_throw(ctx, self.rs.throw, seat, attempt, self.hands)
             if verdict.stands or verdict.forced is None:
                 return attempt, []
             return verdict.forced.cards(), attempt
@@ -208,7 +208,7 @@ class _Table:
 
     def play(self, ctx: TrumpContext, dealer: int) -> None:
         leader = dealer
-        while any(self.hands[leader]):
+        while any(self.hands[leader].counts):
             cards, attempt = self.lead(ctx, leader)
             units: tuple[Unit, ...] = lead_units(ctx, cards)
             trick = self.record.tricks.add(leader=leader)
@@ -220,12 +220,12 @@ class _Table:
                 trick.plays.add(seat=seat, cards=tokens(plays[-1]))
             for offset, played in enumerate(plays):
                 for k in played:
-                    self.hands[(leader + offset) % 4][k] -= 1
-            leader = (leader + trick_winner(ctx, units, plays)) % 4
+                    self.hands[(leader + offset) % 4].counts[k] -= 1
+            leader = (leader + trick_winner(ctx, units, plays[1:])) % 4
 
 
 def _timed(bid: Bid, drawn: int) -> Bid:
-    return Bid(bid.seat, bid.kind, bid.cards, bid.trump_choice, drawn)
+    return dataclasses.replace(bid, drawn_count=drawn)
 
 
 def generate_hand(
@@ -317,11 +317,11 @@ def _deal_and_play(
             seat = (dealer_seat + offset) % 4
             if rng.random() > 0.3:
                 continue
-            held = _kinds(table.hands[seat])
+            held = _kinds(table.hands[seat].counts)
             options = [
                 b
                 for b in table.candidates(state, seat, held, BidKind.CHAO_DI)
-                if check_bid(rs, state, b, hand=held) is None
+                if check_bid(rs, state, b, held=held) is None
             ]
             if options:
                 state = table.bid(state, rng.choice(options), held, None)

@@ -7,7 +7,7 @@ throws (R-THROW-SIDE). The level table reads a negative total as 0.
 >>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.units import Unit
 >>> from chaodipi.engine.cards import parse_cards
->>> m = kitty_multiplier(CLASSIC, [Unit(2, (3, 4))], throw_stood=False)
+>>> m = kitty_multiplier(CLASSIC, [Unit(2, tuple(parse_cards("S5 S6")))])
 >>> m, kitty_bonus(CLASSIC, parse_cards("S5 HK D2"), m)
 (8, 120)
 """
@@ -33,26 +33,18 @@ def _shape_multiplier(rule: KittyRule, unit: Unit) -> int:
     return rule.triple
 
 
-def kitty_multiplier(
-    ruleset: Ruleset, last_lead_units: Sequence[Unit], *, throw_stood: bool
-) -> int:
+def kitty_multiplier(ruleset: Ruleset, last_lead_units: Sequence[Unit]) -> int:
     """The kitty multiplier for the last trick's lead format (R-KITTY).
 
-    ``last_lead_units`` are the units of the last trick's lead. After a failed throw
-    the caller passes the forced unit alone with ``throw_stood=False``; a standing
-    throw (several units, ``throw_stood=True``) counts ``KittyRule.throw``, else
-    ``throw_per_card`` times its cards, else its largest unit only (不进行累加). A
-    one-unit lead counts ``per_card`` times its cards, else its shape.
+    ``last_lead_units`` are the units of the lead that counts (``Lead.units``): after
+    a failed throw, the forced unit alone. A standing throw (several units) counts
+    ``KittyRule.throw``, else ``throw_per_card`` times its cards, else its largest unit
+    only (不进行累加). A one-unit lead counts ``per_card`` times its cards, else its shape.
     """
     if not last_lead_units:
         raise ValueError("the last lead has no units")
-    if throw_stood != (len(last_lead_units) > 1):
-        raise ValueError(
-            f"throw_stood={throw_stood} does not fit a lead of {len(last_lead_units)} units: "
-            "a standing throw has several units; a single unit or a forced unit stands alone"
-        )
     rule = ruleset.kitty
-    if throw_stood:
+    if len(last_lead_units) > 1:
         if rule.throw:
             return rule.throw
         if rule.throw_per_card:
@@ -123,18 +115,18 @@ def score_hand(
     defenders_won_last_trick: bool,
     kitty_cards: Iterable[int],
     last_lead_units: Sequence[Unit],
-    throw_stood: bool,
     last_trick_cards: Iterable[int],
     penalty_effects: Iterable[int] = (),
 ) -> HandScore:
     """Put a hand's score together.
 
     ``trick_points`` are the points of every trick the defenders won, the last one
-    included; ``penalty_effects`` come from ``penalty_effect``.
+    included; ``last_lead_units`` the units of the last lead that counts (after a failed
+    throw, the forced unit); ``penalty_effects`` come from ``penalty_effect``.
     """
     kitty = extra = 0
     if defenders_won_last_trick:
-        multiplier = kitty_multiplier(ruleset, last_lead_units, throw_stood=throw_stood)
+        multiplier = kitty_multiplier(ruleset, last_lead_units)
         kitty = kitty_bonus(ruleset, kitty_cards, multiplier)
         extra = last_trick_bonus(ruleset, last_trick_cards)
     return HandScore(

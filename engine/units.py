@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.engine.cards import label_cards
+from chaodipi.engine.cards import format_cards, label_cards
 from chaodipi.engine.order import TrumpContext
 
 HeldCounts = Sequence[int] | Mapping[int, int]
@@ -68,7 +68,11 @@ class Unit:
         return [k for k in self.kinds for _ in range(self.width)]
 
     def label(self) -> str:
+        """The unit's cards with suit symbols: ``♣6 ♣6 ♣7 ♣7``."""
         return label_cards(self.cards())
+
+    def __str__(self) -> str:
+        return format_cards(self.cards())
 
     def name(self) -> str:
         """The unit's kind in words: ``single``, ``pair``, ``triple``, ``tractor of 3 pairs``."""
