@@ -17,8 +17,10 @@ import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from chaodipi.auditor.audit import HandReplay, audit_match
-from chaodipi.auditor.reading import PROTO_SUITS, read_game, tokens
+from chaodipi.auditor.audit import replay_hand
+from chaodipi.auditor.match import audit_match
+from chaodipi.auditor.reading import read_game
+from chaodipi.auditor.wire import PROTO_BID_KINDS, PROTO_SUITS, tokens
 from chaodipi.engine.bidding import (
     Bid,
     BiddingState,
@@ -65,13 +67,6 @@ PLAYERS = (
 EPOCH = datetime(2026, 11, 1, 19, 0, tzinfo=UTC)
 TRUMP_CHOICES: tuple[int | None, ...] = (0, 1, 2, 3, None)
 """What a big-joker bid may name: S, H, C, D or no-trump, in that order."""
-BID_KINDS = {
-    BidKind.DECLARE: records_pb2.BID_KIND_DECLARE,
-    BidKind.LOCK: records_pb2.BID_KIND_LOCK,
-    BidKind.OVERCALL: records_pb2.BID_KIND_OVERCALL,
-    BidKind.CHAO_DI: records_pb2.BID_KIND_CHAO_DI,
-    BidKind.KITTY_FLIP: records_pb2.BID_KIND_KITTY_FLIP,
-}
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:
@@ -91,14 +86,10 @@ class _Table:
         if check_bid(self.rs, state, bid, held=hand) is not None:
             return state
         event = self.record.bids.add(
-            seat=bid.seat, kind=BID_KINDS[bid.kind], cards=tokens(bid.cards)
+            seat=bid.seat, kind=PROTO_BID_KINDS[bid.kind], cards=tokens(bid.cards)
         )
         if bid.names_trump:
-            event.trump_chosen = (
-                records_pb2.SUIT_NO_TRUMP
-                if bid.trump_choice is None
-                else PROTO_SUITS[bid.trump_choice]
-            )
+            event.trump_chosen = PROTO_SUITS[bid.trump_choice]
         if drawn_total is not None:
             event.drawn_count = drawn_total
         return apply_bid(self.rs, state, bid, held=hand)
@@ -335,7 +326,7 @@ def fill_claims(record: records_pb2.GameRecord) -> None:
     """Fill the table's claims (trick winners, points, penalties, score, level) from the audit."""
     read = read_game(record)
     assert not isinstance(read, list), read
-    report = HandReplay(read).run()
+    report = replay_hand(read)
     computed = report.computed
     for trick, result in zip(record.tricks, computed.tricks, strict=False):
         trick.claim.winner = result.winner

@@ -15,8 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from chaodipi import importers
-from chaodipi.auditor import audit_game, audit_match
-from chaodipi.auditor.audit import describe_position, describe_result
+from chaodipi.auditor import audit_game, audit_match, describe_position, describe_result
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.cli import batch, dashboard, records, service

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from chaodipi.auditor import audit_game
-from chaodipi.auditor.audit import describe_position
-from chaodipi.auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
+from chaodipi.auditor import audit_game, describe_position
+from chaodipi.auditor.reading import Violation, resolve_ruleset
+from chaodipi.auditor.wire import SUITS_BY_PROTO
 from chaodipi.engine.cards import KINDS, CardError, card_token, parse_card, rank_index
 from chaodipi.engine.order import trump_context
 from chaodipi.v1 import audit_pb2, records_pb2

@@ -55,7 +55,7 @@ from chaodipi.engine.cards import (
 )
 from chaodipi.engine.lead import Beat, Lead, ThrowVerdict
 from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
-from chaodipi.engine.order import TRUMP
+from chaodipi.engine.order import SUIT_NAMES, TRUMP
 from chaodipi.engine.presets import (
     BUILTIN,
     PRESETS,
@@ -86,6 +86,7 @@ __all__ = [
     "PRESETS",
     "RANK_LETTERS",
     "SUIT_LETTERS",
+    "SUIT_NAMES",
     "TRUMP",
     "Beat",
     "Bid",

@@ -3,7 +3,7 @@
 import streamlit as st
 from plotly import graph_objects
 
-from chaodipi.auditor.audit import describe_result
+from chaodipi.auditor import describe_result
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.cards import STYLE, legend_html
 from chaodipi.dashboard.render import finding_html, info_html, table_html
