@@ -21,37 +21,29 @@ from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.match import audit_match
 from chaodipi.auditor.reading import read_game
 from chaodipi.auditor.wire import PROTO_BID_KINDS, PROTO_SUITS, tokens
-from chaodipi.engine.bidding import (
+from chaodipi.engine import (
+    POINTS,
+    RANK_LETTERS,
+    TRUMP,
     Bid,
     BiddingState,
     BidKind,
     FallbackResult,
+    Hand,
+    Ruleset,
+    Table,
     Unsupported,
     apply_bid,
     bury,
     check_bid,
     end_drawing,
     fallback_trump,
+    get_ruleset,
     start_bidding,
 )
-from chaodipi.engine.cards import (
-    BIG_JOKER,
-    KINDS,
-    LITTLE_JOKER,
-    POINTS,
-    RANK_LETTERS,
-    Hand,
-    full_deck,
-    kind_of,
-    rank_of,
-)
-from chaodipi.engine.follow import legal_follow
-from chaodipi.engine.lead import check_throw, lead_units
-from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
-from chaodipi.engine.presets import get_ruleset
-from chaodipi.engine.ruleset import NextDealer, Ruleset, TrumpFallback
-from chaodipi.engine.trick import trick_winner
-from chaodipi.engine.units import Unit, canonical_split
+from chaodipi.engine.cards import BIG_JOKER, LITTLE_JOKER, full_deck, kind_of, rank_of
+from chaodipi.engine.ruleset import NextDealer, TrumpFallback
+from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import records_pb2
 
 PLAYERS = (
@@ -69,11 +61,7 @@ TRUMP_CHOICES: tuple[int | None, ...] = (0, 1, 2, 3, None)
 """What a big-joker bid may name: S, H, C, D or no-trump, in that order."""
 
 
-def _kinds(counts: Sequence[int]) -> list[int]:
-    return [k for k in range(KINDS) for _ in range(counts[k])]
-
-
-class _Table:
+class _Players:
     """One hand being played by the heuristic players."""
 
     def __init__(self, rs: Ruleset, rng: random.Random, record: records_pb2.GameRecord):
@@ -161,32 +149,32 @@ class _Table:
         needs_dealer = state.dealer is None and (fallback is None or fallback.decider is None)
         return bury(state, fallback=fallback, dealer=first if needs_dealer else None)
 
-    def exchange(self, seat: int, ctx: TrumpContext, kitty: list[int]) -> list[int]:
+    def exchange(self, seat: int, table: Table, kitty: list[int]) -> list[int]:
         """The seat takes up the kitty and buries its cheapest cards (sometimes a point card)."""
-        hand = self.hands[seat].counts
-        for k in kitty:
-            hand[k] += 1
+        hand = self.hands[seat]
+        hand.add(kitty)
         risky = self.rng.random() < 0.3
+        ctx = table.context
         order = sorted(
-            _kinds(hand),
+            hand,
             key=lambda k: (ctx.suit[k] == TRUMP, 0 if risky else POINTS[k], ctx.step[k], k),
         )
         buried = order[: self.rs.kitty_size]
-        for k in buried:
-            hand[k] -= 1
+        hand.remove(buried)
         self.record.kitty_exchanges.add(seat=seat, picked_up=tokens(kitty), buried=tokens(buried))
         return buried
 
-    def lead(self, ctx: TrumpContext, seat: int) -> tuple[list[int], list[int]]:
+    def lead(self, table: Table, seat: int) -> tuple[list[int], list[int]]:
         """The leader's play and, for a failed throw, the attempt."""
-        kinds = _kinds(self.hands[seat].counts)
+        ctx = table.context
+        kinds = list(self.hands[seat])
         pick = self.rng.choice(kinds)
         suit_cards = [k for k in kinds if ctx.suit[k] == ctx.suit[pick]]
         units = canonical_split(ctx, suit_cards)
         if len(units) >= 2 and self.rng.random() < 0.12:
             top = sorted(units, key=lambda u: ctx.strength[u.top], reverse=True)
             attempt = [k for u in top[: self.rng.choice((2, 3))] for k in u.cards()]
-            verdict = check_throw(ctx, self.rs.throw, seat, attempt, self.hands)
+            verdict = table.throw(seat, attempt, self.hands)
             if verdict.stands or verdict.forced is None:
                 return attempt, []
             return verdict.forced.cards(), attempt
@@ -197,22 +185,21 @@ class _Table:
         )
         return unit.cards(), []
 
-    def play(self, ctx: TrumpContext, dealer: int) -> None:
+    def play(self, table: Table, dealer: int) -> None:
         leader = dealer
-        while any(self.hands[leader].counts):
-            cards, attempt = self.lead(ctx, leader)
-            units: tuple[Unit, ...] = lead_units(ctx, cards)
+        while len(self.hands[leader]):
+            cards, attempt = self.lead(table, leader)
+            lead = table.lead(cards)
             trick = self.record.tricks.add(leader=leader)
             trick.plays.add(seat=leader, cards=tokens(cards), attempted=tokens(attempt))
             plays = [cards]
             for offset in (1, 2, 3):
                 seat = (leader + offset) % 4
-                plays.append(list(legal_follow(ctx, units, self.hands[seat])))
+                plays.append(list(table.legal_follow(self.hands[seat], lead)))
                 trick.plays.add(seat=seat, cards=tokens(plays[-1]))
             for offset, played in enumerate(plays):
-                for k in played:
-                    self.hands[(leader + offset) % 4].counts[k] -= 1
-            leader = (leader + trick_winner(ctx, units, plays[1:])) % 4
+                self.hands[(leader + offset) % 4].remove(played)
+            leader = (leader + table.winner(lead, plays[1:])) % 4
 
 
 def _timed(bid: Bid, drawn: int) -> Bid:
@@ -273,7 +260,7 @@ def _deal_and_play(
     levels: tuple[int, int],
     dealer: int | None,
 ) -> bool:
-    table = _Table(rs, rng, record)
+    players = _Players(rs, rng, record)
     deck = full_deck(rs.decks)
     rng.shuffle(deck)
     first = dealer if dealer is not None else rng.randrange(4)
@@ -288,9 +275,9 @@ def _deal_and_play(
     else:
         assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, dealer=dealer)
-    state = table.draw_and_bid(state, deck, first)
+    state = players.draw_and_bid(state, deck, first)
     kitty = list(deck[4 * rs.hand_size :])
-    settled = table.settle(state, kitty, first)
+    settled = players.settle(state, kitty, first)
     if settled is None:
         return False
     state = settled
@@ -301,24 +288,24 @@ def _deal_and_play(
         record.context.dealer = dealer_seat
     if first_hand:
         record.context.ClearField("dealer")
-    ctx = trump_context(rs, level, state.trump)
-    kitty = table.exchange(dealer_seat, ctx, kitty)
+    table = Table(rs, level, state.trump)
+    kitty = players.exchange(dealer_seat, table, kitty)
     if not first_hand or rs.bidding.chao_di_first_hand:
         for offset in (1, 2, 3, 4):
             seat = (dealer_seat + offset) % 4
             if rng.random() > 0.3:
                 continue
-            held = _kinds(table.hands[seat].counts)
+            held = list(players.hands[seat])
             options = [
                 b
-                for b in table.candidates(state, seat, held, BidKind.CHAO_DI)
+                for b in players.candidates(state, seat, held, BidKind.CHAO_DI)
                 if check_bid(rs, state, b, held=held) is None
             ]
             if options:
-                state = table.bid(state, rng.choice(options), held, None)
-                ctx = trump_context(rs, level, state.trump)
-                kitty = table.exchange(seat, ctx, kitty)
-    table.play(ctx, dealer_seat)
+                state = players.bid(state, rng.choice(options), held, None)
+                table = Table(rs, level, state.trump)
+                kitty = players.exchange(seat, table, kitty)
+    players.play(table, dealer_seat)
     return True
 
 
