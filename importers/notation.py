@@ -16,10 +16,10 @@ from chaodipi.importers.problems import Collector, ImportResult, RecordError
 from chaodipi.importers.tokens import bad_token, card, rank
 from chaodipi.v1 import records_pb2
 
-SUIT_WORDS: dict[int, str] = {records_pb2.SUIT_UNSPECIFIED: "-", **SUIT_TOKENS}
+SUIT_WORDS: dict[int, str] = {0: "-", **{int(k): v for k, v in SUIT_TOKENS.items()}}
 """A suit as the notation writes it: its token (``S`` … ``NT``), or ``-`` when unset."""
 BID_WORDS = {0: "-", 1: "declare", 2: "lock", 3: "overcall", 4: "chaodi", 5: "flip"}
-OUTCOME_WORDS: dict[int, str] = dict(NOTATION_OUTCOMES)
+OUTCOME_WORDS: dict[int, str] = {int(k): v for k, v in NOTATION_OUTCOMES.items()}
 """A level outcome as the notation writes it (``D+2``: the word, then the levels)."""
 
 Anchor = tuple[str, int]
