@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from chaodipi.auditor.reading import ReadPlay, ReadTrick
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import tokens
-from chaodipi.engine import POINTS, Lead, Table, ThrowVerdict, Unit, label_cards, penalty_effect
+from chaodipi.engine import (
+    POINTS,
+    Lead,
+    Table,
+    ThrowVerdict,
+    label_cards,
+    lead_of_one_kind,
+    penalty_effect,
+)
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
@@ -112,7 +120,7 @@ def _play_trick(
         elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
             # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
             verdict = table.follow(held, answered, cards)
-            if not verdict.legal:
+            if verdict.code:
                 finding = findings.record(
                     verdict.code,
                     f"seat {seat} {verdict.reason}",
@@ -143,7 +151,7 @@ def _check_lead(
     findings = replay.findings
     if cards and not lead.attempted and cards.count(cards[0]) == len(cards):
         # One kind only (a single, pair or triple): one unit, never a throw.
-        replay.last_lead = Lead((Unit(len(cards), (cards[0],)),))
+        replay.last_lead = lead_of_one_kind(cards[0], len(cards))
         return replay.last_lead
     replay.last_lead = None
     attempt = lead.attempted or cards

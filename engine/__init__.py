@@ -53,7 +53,7 @@ from chaodipi.engine.cards import (
     points_of,
     trump_token,
 )
-from chaodipi.engine.lead import Beat, Lead, ThrowVerdict
+from chaodipi.engine.lead import Beat, Lead, ThrowVerdict, lead_of_one_kind
 from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
 from chaodipi.engine.order import SUIT_NAMES, TRUMP
 from chaodipi.engine.presets import (
@@ -123,6 +123,7 @@ __all__ = [
     "kitty_multiplier",
     "label_cards",
     "last_trick_bonus",
+    "lead_of_one_kind",
     "level_result",
     "next_dealer",
     "parse_card",

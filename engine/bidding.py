@@ -206,6 +206,10 @@ def start_bidding(
     ``level`` is the level played, a rank token (``"6"``) or index. First hand: no dealer
     yet. A later hand passes either ``dealer`` (kept fixed) or, where the bidding names the
     seat within the team (anhui BY_DECLARATION), ``holding_team``.
+
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state.dealer, state.phase.value
+    (1, 'drawing')
     """
     if isinstance(level, int) and not 0 <= level < len(RANK_LETTERS):
         raise ValueError(f"bad level {level}: expected a rank index 0-12")
@@ -408,6 +412,11 @@ def check_bid(
 
     ``held`` are the bidder's cards, a list (in draw order when ``bid.drawn_count`` is
     set; ignored for a kitty flip, whose card comes from the kitty).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=True)
+    >>> check_bid(CLASSIC, state, Bid.parse(0, "declare", "BJ"), held=parse_cards("BJ"))
+    'BJ is not a declare in classic (常主不可进行报主): it shows one level card of any suit'
     """
     if not 0 <= bid.seat < 4:
         return f"bad seat {bid.seat}: expected 0-3"
@@ -464,7 +473,14 @@ def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None
 def apply_bid(
     ruleset: Ruleset, state: BiddingState, bid: Bid, *, held: Sequence[int]
 ) -> BiddingState:
-    """The state after a legal bid; raises ``BidError`` with the reason otherwise."""
+    """The state after a legal bid; raises ``BidError`` with the reason otherwise.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state = apply_bid(CLASSIC, state, Bid.parse(3, "declare", "C6"), held=parse_cards("C6"))
+    >>> state.trump_label, state.dealer
+    ('♣', 1)
+    """
     reason = check_bid(ruleset, state, bid, held=held)
     if reason is not None:
         raise BidError(reason)
@@ -504,7 +520,11 @@ def apply_bid(
 
 
 def end_drawing(state: BiddingState) -> BiddingState:
-    """Drawing is over: no more declarations; overcalls and flips until the kitty is taken."""
+    """Drawing is over: no more declarations; overcalls and flips until the kitty is taken.
+
+    >>> end_drawing(start_bidding("6", first_hand=True)).phase.value
+    'drawn'
+    """
     if state.phase is not Phase.DRAWING:
         raise ValueError(f"the drawing is already over (phase {state.phase.value})")
     return dataclasses.replace(state, phase=Phase.DRAWN)
@@ -522,6 +542,13 @@ def bury(
     the dealer (first hand: the decider; later hands: 自放自打, 上放下打). ``dealer``
     is for a record whose dealer the rules left open (e.g. nobody bid in changshu's
     first hand).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state = apply_bid(CLASSIC, state, Bid.parse(3, "declare", "C6"), held=parse_cards("C6"))
+    >>> buried = bury(end_drawing(state))
+    >>> buried.phase.value, buried.kitty_holder
+    ('buried', 1)
     """
     if state.phase is Phase.BURIED:
         raise ValueError("the kitty is already buried")
@@ -581,6 +608,11 @@ def fallback_trump(
     ``first_drawer`` (the seat dealt the first card, when the record says) deals a
     first hand under NO_TRUMP; ``recorded`` is the record's trump and dealer, which
     RECORDED takes as drawn.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> kitty = parse_cards("S2 S3 HA D4 D5 C7 C8 C9")
+    >>> fallback_trump(CLASSIC, kitty, parse_level("6"), first_hand=False).reason
+    'kitty card 3, ♥A, makes ♥ trump'
     """
     rule = ruleset.bidding
     how = rule.fallback_first_hand if first_hand else rule.fallback_later_hands

@@ -70,7 +70,11 @@ def is_joker(kind: int) -> bool:
 
 
 def parse_card(token: str) -> int:
-    """The kind of one card token (case-insensitive): ``"S5"``, ``"ht"``, ``"LJ"``."""
+    """The kind of one card token (case-insensitive): ``"S5"``, ``"ht"``, ``"LJ"``.
+
+    >>> parse_card("ht") == kind_of(HEARTS, rank_index("T")), parse_card("BJ")
+    (True, 53)
+    """
     text = token.strip().upper()
     if text in JOKER_TOKENS:
         return JOKER_TOKENS[text]
@@ -86,13 +90,21 @@ def parse_card(token: str) -> int:
 
 
 def parse_cards(tokens: str | Iterable[str]) -> list[int]:
-    """Kinds of several tokens, given as one space-separated string or an iterable."""
+    """Kinds of several tokens, given as one space-separated string or an iterable.
+
+    >>> parse_cards("S2 S3") == parse_cards(["s2", "s3"]) == [0, 1]
+    True
+    """
     items = tokens.split() if isinstance(tokens, str) else list(tokens)
     return [parse_card(t) for t in items]
 
 
 def parse_trump(token: str) -> int | None:
-    """The trump suit of a token (case-insensitive): ``S H C D`` (0–3), or ``NT`` (None)."""
+    """The trump suit of a token (case-insensitive): ``S H C D`` (0–3), or ``NT`` (None).
+
+    >>> parse_trump("c") == CLUBS, parse_trump("NT")
+    (True, None)
+    """
     text = token.strip().upper()
     if text == NO_TRUMP_TOKEN:
         return None
@@ -102,7 +114,11 @@ def parse_trump(token: str) -> int | None:
 
 
 def trump_token(trump: int | None) -> str:
-    """The token of a trump suit: ``S``, ``H``, ``C``, ``D``, or ``NT`` for None."""
+    """The token of a trump suit: ``S``, ``H``, ``C``, ``D``, or ``NT`` for None.
+
+    >>> trump_token(DIAMONDS), trump_token(None)
+    ('D', 'NT')
+    """
     if trump is None:
         return NO_TRUMP_TOKEN
     if not 0 <= trump < 4:
@@ -111,7 +127,11 @@ def trump_token(trump: int | None) -> str:
 
 
 def parse_level(level: int | str) -> int:
-    """A level as a rank index 0–12, from its rank token (``"6"``, ``"T"``) or an index."""
+    """A level as a rank index 0–12, from its rank token (``"6"``, ``"T"``) or an index.
+
+    >>> parse_level("6"), parse_level("10"), parse_level(12)
+    (4, 8, 12)
+    """
     if isinstance(level, str):
         return rank_index(level.strip())
     if not 0 <= level < 13:
@@ -120,7 +140,11 @@ def parse_level(level: int | str) -> int:
 
 
 def card_token(kind: int) -> str:
-    """The upper-case token of a kind."""
+    """The upper-case token of a kind.
+
+    >>> card_token(kind_of(CLUBS, rank_index("Q"))), card_token(LITTLE_JOKER)
+    ('CQ', 'LJ')
+    """
     if kind == LITTLE_JOKER:
         return "LJ"
     if kind == BIG_JOKER:
@@ -131,7 +155,11 @@ def card_token(kind: int) -> str:
 
 
 def card_label(kind: int) -> str:
-    """A human label with the suit symbol: ``♣Q``, ``♠10``, ``小王``-free ``LJ``/``BJ``."""
+    """A human label with the suit symbol; jokers keep their tokens.
+
+    >>> card_label(parse_card("CQ")), card_label(parse_card("ST")), card_label(BIG_JOKER)
+    ('♣Q', '♠10', 'BJ')
+    """
     if kind >= LITTLE_JOKER:
         return card_token(kind)
     rank = RANK_LETTERS[kind % 13]
@@ -139,12 +167,20 @@ def card_label(kind: int) -> str:
 
 
 def format_cards(kinds: Iterable[int]) -> str:
-    """Tokens of kinds, space-separated, in the given order."""
+    """Tokens of kinds, space-separated, in the given order.
+
+    >>> format_cards([BIG_JOKER, 0])
+    'BJ S2'
+    """
     return " ".join(card_token(k) for k in kinds)
 
 
 def label_cards(kinds: Iterable[int]) -> str:
-    """Labels of kinds (``♣Q ♣Q``), space-separated, for messages a referee reads."""
+    """Labels of kinds, space-separated, for messages a referee reads.
+
+    >>> label_cards(parse_cards("CQ CQ"))
+    '♣Q ♣Q'
+    """
     return " ".join(card_label(k) for k in kinds)
 
 
@@ -177,7 +213,11 @@ def point_value(kind: int) -> int:
 
 
 def points_of(kinds: Iterable[int]) -> int:
-    """Sum of the point values of kinds."""
+    """Sum of the point values of kinds (5s count 5, 10s and Ks 10).
+
+    >>> points_of(parse_cards("S5 HT DK C9"))
+    25
+    """
     return sum(POINTS[k] for k in kinds)
 
 
@@ -263,10 +303,11 @@ class Hand:
     counts: Counts
 
     def __init__(self, cards: Iterable[int] | str = ()) -> None:
+        kinds = parse_cards(cards) if isinstance(cards, str) else list(cards)
+        if kinds and not (min(kinds) >= 0 and max(kinds) < KINDS):
+            raise CardError(f"bad card kind in {kinds}: expected 0-53")
         counts = [0] * KINDS
-        for k in parse_cards(cards) if isinstance(cards, str) else cards:
-            if not 0 <= k < KINDS:
-                raise CardError(f"bad card kind {k}: expected 0-53")
+        for k in kinds:
             counts[k] += 1
         self.counts = counts
 

@@ -287,9 +287,17 @@ class _Lead:
 
 
 _LEADS: dict[tuple[TrumpContext, tuple[Unit, ...]], _Lead] = {}
+# The lead last looked up, by identity: a trick's three follows answer the same units, and
+# hashing units (Python-level __hash__ and __eq__) costs more than the check of a pair.
+# One tuple, replaced whole, so a reader never sees a mixed entry.
+_recent: tuple[TrumpContext | None, Sequence[Unit] | None, _Lead | None] = (None, None, None)
 
 
 def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
+    global _recent
+    recent = _recent
+    if recent[1] is lead_units and recent[0] is ctx and recent[2] is not None:
+        return recent[2]
     key = (ctx, tuple(lead_units))
     lead = _LEADS.get(key)
     if lead is None:
@@ -307,6 +315,8 @@ def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
             demands=bool(fmt.shapes or fmt.triples or fmt.pairs),
             name=describe_lead(lead_units),
         )
+    if type(lead_units) is tuple:  # immutable: safe to recognise by identity
+        _recent = (ctx, lead_units, lead)
     return lead
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
@@ -37,6 +38,7 @@ __all__ = [
     "check_throw",
     "describe_lead",
     "highest_over",
+    "lead_of_one_kind",
     "lead_units",
     "suit_label",
     "unit_order_key",
@@ -235,6 +237,19 @@ def lead_units(
     else:
         units = canonical_split(ctx, cards)
     return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
+
+
+@lru_cache(maxsize=256)
+def lead_of_one_kind(kind: int, width: int) -> Lead:
+    """The lead of ``width`` copies of one card (a single, pair or triple): one unit, any table.
+
+    The most common lead, made once per card and width.
+
+    >>> from chaodipi.engine.cards import parse_card
+    >>> lead_of_one_kind(parse_card("C9"), 2)
+    Lead(pair: C9 C9)
+    """
+    return Lead((Unit(width, (kind,)),))
 
 
 def describe_lead(units: Sequence[Unit]) -> str:

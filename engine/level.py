@@ -106,6 +106,11 @@ def level_result(
     """The level outcome of a hand from the defenders' points (R-LEVEL, R-MATCH).
 
     Points below 0 read as 0 (R-SCORE). Levels are rank tokens (``"T"``) or indexes 0-12.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> result = level_result(CLASSIC, 45, "6", "3")
+    >>> result.outcome.value, result.levels, RANK_LETTERS[result.dealer_level_after]
+    ('dealer_up', 2, '8')
     """
     dealer = _level("dealer", dealer_team_level)
     defender = _level("defenders", defender_team_level)
@@ -158,6 +163,11 @@ def next_dealer(
     who declared in the next hand (``declarer_next_hand``; for a kitty flip, the seat
     whose flip decided). None when that is not known, or when the match is over (the
     next match's first hand picks its dealer by bidding).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> kept, lost = level_result(CLASSIC, 45, "6", "3"), level_result(CLASSIC, 85, "6", "3")
+    >>> next_dealer(CLASSIC, 1, kept), next_dealer(CLASSIC, 1, lost)
+    (3, 2)
     """
     if not 0 <= dealer < 4:
         raise ValueError(f"bad dealer seat {dealer}: expected 0-3")

@@ -334,13 +334,23 @@ def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Rul
     """A house variant from a mapping: ``base`` (a preset id) plus field overrides.
 
     Without ``base``, ``id`` names the preset it starts from (``classic`` when neither is given).
+
+    >>> data = {"base": "anhui", "id": "house", "throw": {"penalty_per_card": 5}}
+    >>> house = ruleset_from_mapping(data)
+    >>> house.id, house.throw.penalty_per_card, house.throw.penalty_basis.value
+    ('house', 5, 'forced_unit')
     """
     base = get_ruleset(str(data.get("base", data.get("id", "classic"))))
     return with_overrides(base, {k: v for k, v in data.items() if k != "base"}, where)
 
 
 def ruleset_from_text(text: str, filename: str) -> Ruleset:
-    """A house variant from a ``.toml`` or ``.json`` file's text (its name picks the reader)."""
+    """A house variant from a ``.toml`` or ``.json`` file's text (its name picks the reader).
+
+    >>> text = '{"base": "classic", "id": "club", "kitty": {"pair": 2}}'
+    >>> ruleset_from_text(text, "club.json").kitty.pair
+    2
+    """
     try:
         data = json.loads(text) if filename.endswith(".json") else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:

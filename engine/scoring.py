@@ -40,6 +40,11 @@ def kitty_multiplier(ruleset: Ruleset, last_lead_units: Sequence[Unit]) -> int:
     a failed throw, the forced unit alone. A standing throw (several units) counts
     ``KittyRule.throw``, else ``throw_per_card`` times its cards, else its largest unit
     only (不进行累加). A one-unit lead counts ``per_card`` times its cards, else its shape.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> pair, single = Unit(2, (12,)), Unit(1, (11,))
+    >>> kitty_multiplier(CLASSIC, [pair]), kitty_multiplier(CLASSIC, [pair, single])
+    (4, 4)
     """
     if not last_lead_units:
         raise ValueError("the last lead has no units")
@@ -60,6 +65,11 @@ def kitty_bonus(ruleset: Ruleset, kitty_cards: Iterable[int], multiplier: int) -
 
     The multiplier already carries every rules difference, so ``ruleset`` only keeps
     the scoring calls alike.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> from chaodipi.engine.cards import parse_cards
+    >>> kitty_bonus(CLASSIC, parse_cards("S5 SK D2"), 4)
+    60
     """
     return points_of(kitty_cards) * multiplier
 
@@ -70,6 +80,11 @@ def last_trick_bonus(ruleset: Ruleset, last_trick_cards: Iterable[int]) -> int:
     Call it only when a defender wins the last trick. ``changshu`` (最後一輪手上的分
     也要翻倍) counts those points twice: the bonus is the points beyond the ordinary
     count already in the trick points.
+
+    >>> from chaodipi.engine.presets import CHANGSHU, CLASSIC
+    >>> from chaodipi.engine.cards import parse_cards
+    >>> last_trick_bonus(CHANGSHU, parse_cards("SK SK H5 D2")), last_trick_bonus(CLASSIC, [])
+    (25, 0)
     """
     return points_of(last_trick_cards) * (ruleset.kitty.last_trick_factor - 1)
 
@@ -78,6 +93,9 @@ def penalty_effect(penalty: int, thrower_on_dealer_side: bool) -> int:
     """A failed throw's penalty as a change to the defenders' score (R-THROW-SIDE).
 
     Added when a dealer-side player's throw fails; taken away when a defender's does.
+
+    >>> penalty_effect(30, thrower_on_dealer_side=True), penalty_effect(30, False)
+    (30, -30)
     """
     if penalty < 0:
         raise ValueError(f"a penalty is never negative, got {penalty}")
@@ -123,6 +141,20 @@ def score_hand(
     ``trick_points`` are the points of every trick the defenders won, the last one
     included; ``last_lead_units`` the units of the last lead that counts (after a failed
     throw, the forced unit); ``penalty_effects`` come from ``penalty_effect``.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> from chaodipi.engine.cards import parse_cards
+    >>> score = score_hand(
+    ...     CLASSIC,
+    ...     trick_points=60,
+    ...     defenders_won_last_trick=True,
+    ...     kitty_cards=parse_cards("S5 SK D2"),
+    ...     last_lead_units=[Unit(1, (0,))],
+    ...     last_trick_cards=parse_cards("S2 S3 S4 S6"),
+    ...     penalty_effects=[-10],
+    ... )
+    >>> score.kitty_bonus, score.total
+    (30, 80)
     """
     kitty = extra = 0
     if defenders_won_last_trick:

@@ -30,7 +30,14 @@ from chaodipi.engine.cards import (
     trump_token,
 )
 from chaodipi.engine.follow import check_follow, legal_follow
-from chaodipi.engine.lead import Lead, ThrowVerdict, check_lead, check_throw, lead_units
+from chaodipi.engine.lead import (
+    Lead,
+    ThrowVerdict,
+    check_lead,
+    check_throw,
+    lead_of_one_kind,
+    lead_units,
+)
 from chaodipi.engine.order import TrumpContext, trump_context
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.trick import trick_winner
@@ -87,8 +94,11 @@ class Table:
         >>> Table(CLASSIC, "2", "S").lead("D5 D5 D6 D6 DK")
         Lead(throw of a tractor of 2 pairs and a single: D5 D5 D6 D6 DK)
         """
+        kinds = _kinds(cards)
+        if split is None and kinds and kinds.count(kinds[0]) == len(kinds):
+            return lead_of_one_kind(kinds[0], len(kinds))
         parts = None if split is None else [_kinds(part) for part in split]
-        return Lead(lead_units(self.context, _kinds(cards), parts))
+        return Lead(lead_units(self.context, kinds, parts))
 
     def check_lead(self, cards: CardsIn, split: Sequence[CardsIn] | None = None) -> Verdict:
         """Whether ``cards`` may be led (all one effective suit, R-LEAD) with ``split``.
@@ -129,8 +139,15 @@ class Table:
         """Whether ``play`` from ``hand`` may follow ``lead`` (R-FOLLOW-SUIT, R-FOLLOW-SHAPE).
 
         An illegal play's verdict says why and carries a legal play from the same hand.
+
+        >>> from chaodipi.engine.presets import CLASSIC
+        >>> table = Table(CLASSIC, "2", "H")
+        >>> verdict = table.follow(Hand("S3 S9 D4"), table.lead("SA"), "D4")
+        >>> verdict.reason, str(verdict.alternative)
+        ('held 2 ♠ but played 0 ♠ and 1 ♦ to a led single of ♠', 'S3')
         """
-        return check_follow(self.context, lead.units, hand, _kinds(play)) or LEGAL
+        kinds = parse_cards(play) if isinstance(play, str) else play
+        return check_follow(self.context, lead.units, hand, kinds) or LEGAL
 
     def legal_follow(self, hand: Hand, lead: Lead) -> Cards:
         """One legal follow from ``hand``: the units the lead asks for, then the cheapest cards.
@@ -147,10 +164,21 @@ class Table:
 
         A follow wins only with the lead's shape, all in the led suit or all trump, and
         strictly higher: among equal cards the first played wins.
+
+        >>> from chaodipi.engine.presets import CLASSIC
+        >>> table = Table(CLASSIC, "2", "H")
+        >>> table.winner(table.lead("SK SK"), ["SA S3", "H3 H3", "SA SA"])
+        2
         """
-        return trick_winner(self.context, lead.units, [_kinds(f) for f in follows])
+        plays = [parse_cards(f) if isinstance(f, str) else f for f in follows]
+        return trick_winner(self.context, lead.units, plays)
 
     def order(self, cards: CardsIn) -> Cards:
-        """The cards sorted for display: by effective suit (trumps last), then low to high."""
+        """The cards sorted for display: by effective suit (trumps last), then low to high.
+
+        >>> from chaodipi.engine.presets import CLASSIC
+        >>> Table(CLASSIC, "2", "H").order("H2 BJ S2 SA H9 D3")
+        Cards('SA D3 H9 S2 H2 BJ')
+        """
         ctx = self.context
         return Cards(sorted(_kinds(cards), key=lambda k: (ctx.suit[k], ctx.step[k], k)))

@@ -102,7 +102,7 @@ def _play_key(
 
 def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]) -> int:
     # A single, pair or triple led (the common case): only copies of one card can win.
-    winner, best = 0, ctx.strength[lead.top]
+    winner, best = 0, ctx.strength[lead.kinds[0]]
     for i, play in enumerate(follows, 1):
         if not play:
             continue

@@ -65,6 +65,13 @@ class Unit:
         return (self.width, len(self.kinds))
 
     def cards(self) -> list[int]:
+        """The unit's cards, low to high: ``width`` copies of each kind.
+
+        >>> from chaodipi.engine.cards import parse_cards
+        >>> tractor = Unit(2, tuple(parse_cards("C6 C7")))
+        >>> str(tractor), tractor.label(), tractor.name()
+        ('C6 C6 C7 C7', '♣6 ♣6 ♣7 ♣7', 'tractor of 2 pairs')
+        """
         return [k for k in self.kinds for _ in range(self.width)]
 
     def label(self) -> str:
