@@ -13,6 +13,7 @@ from chaodipi.engine import (
     BiddingState,
     BidError,
     BidKind,
+    NextDealer,
     Phase,
     RecordedDraw,
     Unsupported,
@@ -23,7 +24,6 @@ from chaodipi.engine import (
     label_cards,
     start_bidding,
 )
-from chaodipi.engine.ruleset import NextDealer
 from chaodipi.v1 import audit_pb2
 
 Exchanges = Iterator[tuple[int, ReadExchange]]

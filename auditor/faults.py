@@ -21,9 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from chaodipi.auditor.wire import SUITS_BY_PROTO, TOKEN_KINDS
-from chaodipi.engine import KINDS, Table, card_token, get_ruleset
+from chaodipi.engine import KINDS, Table, TrumpFallback, card_token, get_ruleset
 from chaodipi.engine.order import TrumpContext
-from chaodipi.engine.ruleset import TrumpFallback
 from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import audit_pb2, records_pb2
 

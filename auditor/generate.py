@@ -30,8 +30,10 @@ from chaodipi.engine import (
     BidKind,
     FallbackResult,
     Hand,
+    NextDealer,
     Ruleset,
     Table,
+    TrumpFallback,
     Unsupported,
     apply_bid,
     bury,
@@ -42,7 +44,6 @@ from chaodipi.engine import (
     start_bidding,
 )
 from chaodipi.engine.cards import BIG_JOKER, LITTLE_JOKER, full_deck, kind_of, rank_of
-from chaodipi.engine.ruleset import NextDealer, TrumpFallback
 from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import records_pb2
 

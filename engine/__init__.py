@@ -63,7 +63,7 @@ from chaodipi.engine.presets import (
     ruleset_from_mapping,
     ruleset_from_text,
 )
-from chaodipi.engine.ruleset import Outcome, Ruleset, RulesetError
+from chaodipi.engine.ruleset import NextDealer, Outcome, Ruleset, RulesetError, TrumpFallback
 from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,
@@ -100,6 +100,7 @@ __all__ = [
     "HandScore",
     "Lead",
     "LevelResult",
+    "NextDealer",
     "Outcome",
     "Phase",
     "RecordedDraw",
@@ -107,6 +108,7 @@ __all__ = [
     "RulesetError",
     "Table",
     "ThrowVerdict",
+    "TrumpFallback",
     "Unit",
     "Unsupported",
     "Verdict",
