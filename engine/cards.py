@@ -184,19 +184,6 @@ def label_cards(kinds: Iterable[int]) -> str:
     return " ".join(card_label(k) for k in kinds)
 
 
-def to_counts(kinds: Iterable[int]) -> Counts:
-    """Count vector of a list of kinds."""
-    counts = [0] * KINDS
-    for k in kinds:
-        counts[k] += 1
-    return counts
-
-
-def from_counts(counts: Sequence[int]) -> list[int]:
-    """Kinds of a count vector, in kind order."""
-    return [k for k in range(KINDS) for _ in range(counts[k])]
-
-
 def full_deck(decks: int) -> list[int]:
     """Every card of ``decks`` decks, in kind order."""
     return [k for k in range(KINDS) for _ in range(decks)]
