@@ -313,11 +313,6 @@ class Hand:
         hand.counts = vector
         return hand
 
-    def copy(self) -> Hand:
-        hand = Hand()
-        hand.counts = self.counts.copy()
-        return hand
-
     def __len__(self) -> int:
         return sum(self.counts)
 
