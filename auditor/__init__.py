@@ -7,9 +7,25 @@ Pure (no I/O): records in, ``chaodipi.v1`` reports out.
 >>> report = audit_game(generate_hand("classic", seed=1))
 >>> report.breaches, report.scoring_errors
 (0, 0)
+
+Modules: ``reading`` (a record as plain values), ``wire`` (the protobuf's vocabulary in
+engine values), ``state`` (a hand in replay), ``deal``, ``bidding``, ``tricks``, ``scoring``
+and ``claims`` (the replay's steps), ``findings``, ``audit`` (a hand), ``match`` (a match),
+``codes`` (the finding codes), ``generate`` and ``faults`` (legal hands, planted faults).
 """
 
-from chaodipi.auditor.audit import audit_game, audit_match, audit_steps
+from chaodipi.auditor.audit import audit_game, audit_steps
 from chaodipi.auditor.codes import CODES, Code
+from chaodipi.auditor.findings import describe_position
+from chaodipi.auditor.match import audit_match
+from chaodipi.auditor.wire import describe_result
 
-__all__ = ["CODES", "Code", "audit_game", "audit_match", "audit_steps"]
+__all__ = [
+    "CODES",
+    "Code",
+    "audit_game",
+    "audit_match",
+    "audit_steps",
+    "describe_position",
+    "describe_result",
+]

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from chaodipi.auditor.reading import SUITS_BY_PROTO, ReadExchange, tokens
-from chaodipi.engine.bidding import (
-    NO_TRUMP_CHOICE,
+from chaodipi.auditor.reading import ReadExchange
+from chaodipi.auditor.state import HandState
+from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
+from chaodipi.engine import (
     Bid,
     BiddingState,
     BidError,
     BidKind,
+    NextDealer,
     Phase,
     RecordedDraw,
     Unsupported,
@@ -20,22 +21,11 @@ from chaodipi.engine.bidding import (
     bury,
     end_drawing,
     fallback_trump,
+    label_cards,
     start_bidding,
 )
-from chaodipi.engine.cards import KINDS, SUIT_LETTERS, label_cards
-from chaodipi.engine.ruleset import NextDealer
-from chaodipi.v1 import audit_pb2, records_pb2
+from chaodipi.v1 import audit_pb2
 
-if TYPE_CHECKING:
-    from chaodipi.auditor.audit import HandReplay
-
-KINDS_BY_PROTO = {
-    records_pb2.BID_KIND_DECLARE: BidKind.DECLARE,
-    records_pb2.BID_KIND_LOCK: BidKind.LOCK,
-    records_pb2.BID_KIND_OVERCALL: BidKind.OVERCALL,
-    records_pb2.BID_KIND_CHAO_DI: BidKind.CHAO_DI,
-    records_pb2.BID_KIND_KITTY_FLIP: BidKind.KITTY_FLIP,
-}
 Exchanges = Iterator[tuple[int, ReadExchange]]
 BIDDING = audit_pb2.PHASE_BIDDING
 KITTY = audit_pb2.PHASE_KITTY
@@ -51,14 +41,13 @@ class BiddingOutcome:
     overcalls: int
 
 
-def _bid_hand(
-    replay: HandReplay, seat: int, drawn_total: int | None
+def _bidder_cards(
+    replay: HandState, seat: int, drawn_total: int | None
 ) -> tuple[list[int], int | None]:
     """The bidder's cards for the check, and how many of them were drawn by then."""
     sequence = replay.read.draw_sequence
     if sequence is None or drawn_total is None:
-        hand = replay.hands[seat]
-        return [k for k in range(KINDS) for _ in range(hand[k])], None
+        return list(replay.hands[seat]), None
     own = replay.drawn_by_seat()[seat]
     # Draws go round the table from the first drawer, so a seat's share of the first n is known.
     first = sequence[0][0] if sequence else 0
@@ -66,7 +55,7 @@ def _bid_hand(
     return own, min(max(drawn, 0), len(own))
 
 
-def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
+def replay_bidding(replay: HandState) -> BiddingOutcome | None:
     """Replay bids and kitty exchanges; None when the hand cannot go on (trump unknown)."""
     read, rs = replay.read, replay.ruleset
     recorded_dealer = read.dealer
@@ -75,7 +64,7 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
         level = read.team_levels[recorded_dealer % 2 if recorded_dealer is not None else 0]
         state = start_bidding(level, first_hand=True)
     elif recorded_dealer is None:
-        replay.find(
+        replay.findings.record(
             "UNSUPPORTED",
             "a later hand needs its dealer (context.dealer): the match decided it",
             BIDDING,
@@ -91,7 +80,7 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
     exchanges = iter(enumerate(read.exchanges))
     buried = False
     for i, event in enumerate(read.bids):
-        kind = KINDS_BY_PROTO[event.kind]
+        kind = event.kind
         if kind in (BidKind.KITTY_FLIP, BidKind.CHAO_DI) and state.phase is Phase.DRAWING:
             state = end_drawing(state)
         if kind is BidKind.CHAO_DI and not buried:
@@ -99,15 +88,14 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
             if settled is None:
                 return None
             state, buried = settled, True
-        hand, drawn = _bid_hand(replay, event.seat, event.drawn_count)
-        choice = None
-        if event.trump_choice is not None:
-            choice = NO_TRUMP_CHOICE if event.trump_choice < 0 else SUIT_LETTERS[event.trump_choice]
-        bid = Bid(event.seat, kind, tuple(event.cards), choice, drawn)
+        held, drawn = _bidder_cards(replay, event.seat, event.drawn_count)
+        bid = Bid(
+            event.seat, kind, tuple(event.cards), drawn, event.names_trump, event.trump_choice
+        )
         try:
-            state = apply_bid(rs, state, bid, hand=hand)
+            state = apply_bid(rs, state, bid, held=held)
         except BidError as exc:  # the engine's reason the bid is illegal
-            replay.find(
+            replay.findings.record(
                 "BID_ILLEGAL",
                 f"seat {event.seat}'s {kind.value} of {label_cards(event.cards)}: {exc}",
                 BIDDING,
@@ -127,7 +115,7 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
             return None
         state = settled
     for j, extra in exchanges:
-        replay.find(
+        replay.findings.record(
             "KITTY_INVALID",
             f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
             KITTY,
@@ -141,7 +129,7 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
         )
     assert state.dealer is not None
     if recorded_dealer is not None and state.dealer != recorded_dealer:
-        replay.find(
+        replay.findings.record(
             "DEALER_MISMATCH",
             f"the bidding makes seat {state.dealer} the dealer; the record says seat "
             f"{recorded_dealer}",
@@ -155,7 +143,7 @@ def replay_bidding(replay: HandReplay) -> BiddingOutcome | None:
 
 
 def _bury(
-    replay: HandReplay,
+    replay: HandState,
     state: BiddingState,
     recorded_dealer: int | None,
     exchanges: Exchanges,
@@ -176,12 +164,12 @@ def _bury(
                 recorded=_recorded_draw(replay),
             )
         except ValueError as exc:
-            replay.find(
+            replay.findings.record(
                 "BID_ILLEGAL", f"nobody declared and the kitty flips are wrong: {exc}", BIDDING
             )
             return None
         if isinstance(result, Unsupported):
-            replay.find("UNSUPPORTED", result.reason, BIDDING)
+            replay.findings.record("UNSUPPORTED", result.reason, BIDDING)
             return None
         fallback = result
     dealer = recorded_dealer if state.dealer is None and not state.dealer_by_bidding else None
@@ -190,27 +178,27 @@ def _bury(
     try:
         state = bury(state, fallback=fallback, dealer=dealer)
     except ValueError as exc:
-        replay.find("UNSUPPORTED", f"the dealer cannot be settled: {exc}", BIDDING)
+        replay.findings.record("UNSUPPORTED", f"the dealer cannot be settled: {exc}", BIDDING)
         return None
     assert state.dealer is not None
     _exchange(replay, state.dealer, exchanges, chao_di=False)
     return state
 
 
-def _first_drawer(replay: HandReplay) -> int | None:
+def _first_drawer(replay: HandState) -> int | None:
     sequence = replay.read.draw_sequence
     return sequence[0][0] if sequence else None
 
 
-def _recorded_draw(replay: HandReplay) -> RecordedDraw | None:
+def _recorded_draw(replay: HandState) -> RecordedDraw | None:
     """The record's own trump and dealer, for a program that drew them at random."""
     read = replay.read
     if read.claim is None or not read.claim.HasField("trump"):
         return None
     suit = read.claim.trump.suit
-    if suit != records_pb2.SUIT_NO_TRUMP and suit not in SUITS_BY_PROTO:
+    if suit not in SUITS_BY_PROTO:
         return None
-    trump = SUITS_BY_PROTO.get(suit)
+    trump = SUITS_BY_PROTO[suit]
     # Without context.dealer, the seat that took up the kitty is the dealer the table had.
     dealer = read.dealer
     if dealer is None and read.exchanges:
@@ -218,13 +206,13 @@ def _recorded_draw(replay: HandReplay) -> RecordedDraw | None:
     return RecordedDraw(trump, dealer)
 
 
-def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: bool) -> None:
+def _exchange(replay: HandState, seat: int, exchanges: Exchanges, *, chao_di: bool) -> None:
     """Check and apply the next kitty exchange, made by ``seat``."""
     rs = replay.ruleset
     step = next(exchanges, None)
     who = "the 炒底 bidder" if chao_di else "the dealer"
     if step is None:
-        replay.find(
+        replay.findings.record(
             "KITTY_INVALID",
             f"{who} (seat {seat}) took up no kitty in the record; the kitty is kept as it lies",
             KITTY,
@@ -233,7 +221,7 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
         return
     j, ex = step
     if ex.seat != seat:
-        replay.find(
+        replay.findings.record(
             "KITTY_INVALID",
             f"kitty exchange {j + 1} was made by seat {ex.seat}; {who} is seat {seat}",
             KITTY,
@@ -243,7 +231,7 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
             recorded=str(ex.seat),
         )
     if sorted(ex.picked_up) != sorted(replay.kitty):
-        replay.find(
+        replay.findings.record(
             "KITTY_INVALID",
             f"seat {ex.seat} picked up {label_cards(ex.picked_up)}; the kitty was "
             f"{label_cards(replay.kitty)}",
@@ -254,7 +242,7 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
             recorded=" ".join(tokens(ex.picked_up)),
         )
     if len(ex.buried) != rs.kitty_size:
-        replay.find(
+        replay.findings.record(
             "KITTY_INVALID",
             f"seat {ex.seat} buried {len(ex.buried)} cards; the kitty holds {rs.kitty_size}",
             KITTY,
@@ -263,9 +251,7 @@ def _exchange(replay: HandReplay, seat: int, exchanges: Exchanges, *, chao_di: b
             expected=str(rs.kitty_size),
             recorded=str(len(ex.buried)),
         )
-    hand = replay.hands[ex.seat]
-    for k in replay.kitty:
-        hand[k] += 1
+    replay.hands[ex.seat].add(replay.kitty)
     replay.take(ex.seat, ex.buried, KITTY, "buried", exchange_index=j)
     replay.kitty = list(ex.buried)
     replay.snapshot(KITTY)

@@ -20,10 +20,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from chaodipi.auditor.reading import TOKEN_KINDS
-from chaodipi.engine.cards import KINDS, card_token
-from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import TrumpFallback, get_ruleset
+from chaodipi.auditor.wire import SUITS_BY_PROTO, TOKEN_KINDS
+from chaodipi.engine import KINDS, Table, TrumpFallback, card_token, get_ruleset
+from chaodipi.engine.order import TrumpContext
 from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -77,15 +76,7 @@ def _hands_before(record: Record, trick: int) -> list[Counter[int]]:
 
 def _context(record: Record) -> TrumpContext:
     trump = record.claim.trump
-    suits = {
-        records_pb2.SUIT_SPADES: 0,
-        records_pb2.SUIT_HEARTS: 1,
-        records_pb2.SUIT_CLUBS: 2,
-        records_pb2.SUIT_DIAMONDS: 3,
-    }
-    return trump_context(
-        get_ruleset(record.ruleset), "23456789TJQKA".index(trump.level), suits.get(trump.suit)
-    )
+    return Table(get_ruleset(record.ruleset), trump.level, SUITS_BY_PROTO.get(trump.suit)).context
 
 
 def _later_play(

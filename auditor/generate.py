@@ -12,43 +12,39 @@ sample data use it; ``auditor.faults`` plants labelled faults into copies.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from chaodipi.auditor.audit import HandReplay, audit_match
-from chaodipi.auditor.reading import PROTO_SUITS, read_game, tokens
-from chaodipi.engine.bidding import (
-    NO_TRUMP_CHOICE,
+from chaodipi.auditor.audit import replay_hand
+from chaodipi.auditor.match import audit_match
+from chaodipi.auditor.reading import read_game
+from chaodipi.auditor.wire import PROTO_BID_KINDS, PROTO_SUITS, tokens
+from chaodipi.engine import (
+    POINTS,
+    RANK_LETTERS,
+    TRUMP,
     Bid,
     BiddingState,
     BidKind,
     FallbackResult,
+    Hand,
+    NextDealer,
+    Ruleset,
+    Table,
+    TrumpFallback,
     Unsupported,
     apply_bid,
     bury,
     check_bid,
     end_drawing,
     fallback_trump,
+    get_ruleset,
     start_bidding,
 )
-from chaodipi.engine.cards import (
-    BIG_JOKER,
-    KINDS,
-    LITTLE_JOKER,
-    POINTS,
-    RANK_LETTERS,
-    SUIT_LETTERS,
-    full_deck,
-    kind_of,
-    rank_of,
-)
-from chaodipi.engine.follow import legal_follow
-from chaodipi.engine.lead import check_throw, lead_units
-from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
-from chaodipi.engine.ruleset import NextDealer, Ruleset, TrumpFallback, get_ruleset
-from chaodipi.engine.trick import trick_winner
-from chaodipi.engine.units import Unit, canonical_split
+from chaodipi.engine.cards import BIG_JOKER, LITTLE_JOKER, full_deck, kind_of, rank_of
+from chaodipi.engine.units import canonical_split
 from chaodipi.v1 import records_pb2
 
 PLAYERS = (
@@ -62,43 +58,30 @@ PLAYERS = (
     ("huang.li", "Huang Li"),
 )
 EPOCH = datetime(2026, 11, 1, 19, 0, tzinfo=UTC)
-BID_KINDS = {
-    BidKind.DECLARE: records_pb2.BID_KIND_DECLARE,
-    BidKind.LOCK: records_pb2.BID_KIND_LOCK,
-    BidKind.OVERCALL: records_pb2.BID_KIND_OVERCALL,
-    BidKind.CHAO_DI: records_pb2.BID_KIND_CHAO_DI,
-    BidKind.KITTY_FLIP: records_pb2.BID_KIND_KITTY_FLIP,
-}
+TRUMP_CHOICES: tuple[int | None, ...] = (0, 1, 2, 3, None)
+"""What a big-joker bid may name: S, H, C, D or no-trump, in that order."""
 
 
-def _kinds(counts: Sequence[int]) -> list[int]:
-    return [k for k in range(KINDS) for _ in range(counts[k])]
-
-
-class _Table:
+class _Players:
     """One hand being played by the heuristic players."""
 
     def __init__(self, rs: Ruleset, rng: random.Random, record: records_pb2.GameRecord):
         self.rs, self.rng, self.record = rs, rng, record
-        self.hands = [[0] * KINDS for _ in range(4)]
+        self.hands = [Hand() for _ in range(4)]
 
     def bid(
         self, state: BiddingState, bid: Bid, hand: Sequence[int], drawn_total: int | None
     ) -> BiddingState:
-        if check_bid(self.rs, state, bid, hand=hand) is not None:
+        if check_bid(self.rs, state, bid, held=hand) is not None:
             return state
         event = self.record.bids.add(
-            seat=bid.seat, kind=BID_KINDS[bid.kind], cards=tokens(bid.cards)
+            seat=bid.seat, kind=PROTO_BID_KINDS[bid.kind], cards=tokens(bid.cards)
         )
-        if bid.trump_choice is not None:
-            event.trump_chosen = (
-                records_pb2.SUIT_NO_TRUMP
-                if bid.trump_choice == NO_TRUMP_CHOICE
-                else PROTO_SUITS[SUIT_LETTERS.index(bid.trump_choice)]
-            )
+        if bid.names_trump:
+            event.trump_chosen = PROTO_SUITS[bid.trump_choice]
         if drawn_total is not None:
             event.drawn_count = drawn_total
-        return apply_bid(self.rs, state, bid, hand=hand)
+        return apply_bid(self.rs, state, bid, held=hand)
 
     def candidates(
         self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
@@ -110,10 +93,9 @@ class _Table:
         for card in cards:
             have = sum(1 for k in held if k == card) - used.count(card)
             for n in range(1, have + 1):
-                choice = (
-                    self.rng.choice([*SUIT_LETTERS, NO_TRUMP_CHOICE]) if card == BIG_JOKER else None
-                )
-                bids.append(Bid(seat, kind, (card,) * n, choice, None))
+                names = card == BIG_JOKER
+                choice = self.rng.choice(TRUMP_CHOICES) if names else None
+                bids.append(Bid(seat, kind, (card,) * n, names_trump=names, trump_choice=choice))
         return bids
 
     def draw_and_bid(self, state: BiddingState, deck: Sequence[int], first: int) -> BiddingState:
@@ -122,7 +104,7 @@ class _Table:
         for i, card in enumerate(deck[:dealt]):
             seat = (first + i) % 4
             drawn[seat].append(card)
-            self.hands[seat][card] += 1
+            self.hands[seat].counts[card] += 1
             if self.rng.random() > 0.35:
                 continue
             if state.standing is None:
@@ -135,7 +117,7 @@ class _Table:
                 options = [
                     b
                     for b in self.candidates(state, seat, drawn[seat], kind)
-                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), hand=drawn[seat])
+                    if check_bid(self.rs, state, _timed(b, len(drawn[seat])), held=drawn[seat])
                     is None
                 ]
                 if options:
@@ -168,33 +150,32 @@ class _Table:
         needs_dealer = state.dealer is None and (fallback is None or fallback.decider is None)
         return bury(state, fallback=fallback, dealer=first if needs_dealer else None)
 
-    def exchange(self, seat: int, ctx: TrumpContext, kitty: list[int]) -> list[int]:
+    def exchange(self, seat: int, table: Table, kitty: list[int]) -> list[int]:
         """The seat takes up the kitty and buries its cheapest cards (sometimes a point card)."""
         hand = self.hands[seat]
-        for k in kitty:
-            hand[k] += 1
+        hand.add(kitty)
         risky = self.rng.random() < 0.3
+        ctx = table.context
         order = sorted(
-            _kinds(hand),
+            hand,
             key=lambda k: (ctx.suit[k] == TRUMP, 0 if risky else POINTS[k], ctx.step[k], k),
         )
         buried = order[: self.rs.kitty_size]
-        for k in buried:
-            hand[k] -= 1
+        hand.remove(buried)
         self.record.kitty_exchanges.add(seat=seat, picked_up=tokens(kitty), buried=tokens(buried))
         return buried
 
-    def lead(self, ctx: TrumpContext, seat: int) -> tuple[list[int], list[int]]:
+    def lead(self, table: Table, seat: int) -> tuple[list[int], list[int]]:
         """The leader's play and, for a failed throw, the attempt."""
-        hand = self.hands[seat]
-        kinds = _kinds(hand)
+        ctx = table.context
+        kinds = list(self.hands[seat])
         pick = self.rng.choice(kinds)
         suit_cards = [k for k in kinds if ctx.suit[k] == ctx.suit[pick]]
         units = canonical_split(ctx, suit_cards)
         if len(units) >= 2 and self.rng.random() < 0.12:
             top = sorted(units, key=lambda u: ctx.strength[u.top], reverse=True)
             attempt = [k for u in top[: self.rng.choice((2, 3))] for k in u.cards()]
-            verdict = check_throw(ctx, self.rs, seat, attempt, self.hands)
+            verdict = table.throw(seat, attempt, self.hands)
             if verdict.stands or verdict.forced is None:
                 return attempt, []
             return verdict.forced.cards(), attempt
@@ -205,26 +186,25 @@ class _Table:
         )
         return unit.cards(), []
 
-    def play(self, ctx: TrumpContext, dealer: int) -> None:
+    def play(self, table: Table, dealer: int) -> None:
         leader = dealer
-        while any(self.hands[leader]):
-            cards, attempt = self.lead(ctx, leader)
-            units: tuple[Unit, ...] = lead_units(ctx, cards)
+        while len(self.hands[leader]):
+            cards, attempt = self.lead(table, leader)
+            lead = table.lead(cards)
             trick = self.record.tricks.add(leader=leader)
             trick.plays.add(seat=leader, cards=tokens(cards), attempted=tokens(attempt))
             plays = [cards]
             for offset in (1, 2, 3):
                 seat = (leader + offset) % 4
-                plays.append(list(legal_follow(ctx, units, self.hands[seat])))
+                plays.append(list(table.legal_follow(self.hands[seat], lead)))
                 trick.plays.add(seat=seat, cards=tokens(plays[-1]))
             for offset, played in enumerate(plays):
-                for k in played:
-                    self.hands[(leader + offset) % 4][k] -= 1
-            leader = (leader + trick_winner(ctx, units, plays)) % 4
+                self.hands[(leader + offset) % 4].remove(played)
+            leader = (leader + table.winner(lead, plays[1:])) % 4
 
 
 def _timed(bid: Bid, drawn: int) -> Bid:
-    return Bid(bid.seat, bid.kind, bid.cards, bid.trump_choice, drawn)
+    return dataclasses.replace(bid, drawn_count=drawn)
 
 
 def generate_hand(
@@ -281,7 +261,7 @@ def _deal_and_play(
     levels: tuple[int, int],
     dealer: int | None,
 ) -> bool:
-    table = _Table(rs, rng, record)
+    players = _Players(rs, rng, record)
     deck = full_deck(rs.decks)
     rng.shuffle(deck)
     first = dealer if dealer is not None else rng.randrange(4)
@@ -296,9 +276,9 @@ def _deal_and_play(
     else:
         assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, dealer=dealer)
-    state = table.draw_and_bid(state, deck, first)
+    state = players.draw_and_bid(state, deck, first)
     kitty = list(deck[4 * rs.hand_size :])
-    settled = table.settle(state, kitty, first)
+    settled = players.settle(state, kitty, first)
     if settled is None:
         return False
     state = settled
@@ -309,24 +289,24 @@ def _deal_and_play(
         record.context.dealer = dealer_seat
     if first_hand:
         record.context.ClearField("dealer")
-    ctx = trump_context(rs, level, state.trump)
-    kitty = table.exchange(dealer_seat, ctx, kitty)
+    table = Table(rs, level, state.trump)
+    kitty = players.exchange(dealer_seat, table, kitty)
     if not first_hand or rs.bidding.chao_di_first_hand:
         for offset in (1, 2, 3, 4):
             seat = (dealer_seat + offset) % 4
             if rng.random() > 0.3:
                 continue
-            held = _kinds(table.hands[seat])
+            held = list(players.hands[seat])
             options = [
                 b
-                for b in table.candidates(state, seat, held, BidKind.CHAO_DI)
-                if check_bid(rs, state, b, hand=held) is None
+                for b in players.candidates(state, seat, held, BidKind.CHAO_DI)
+                if check_bid(rs, state, b, held=held) is None
             ]
             if options:
-                state = table.bid(state, rng.choice(options), held, None)
-                ctx = trump_context(rs, level, state.trump)
-                kitty = table.exchange(seat, ctx, kitty)
-    table.play(ctx, dealer_seat)
+                state = players.bid(state, rng.choice(options), held, None)
+                table = Table(rs, level, state.trump)
+                kitty = players.exchange(seat, table, kitty)
+    players.play(table, dealer_seat)
     return True
 
 
@@ -334,7 +314,7 @@ def fill_claims(record: records_pb2.GameRecord) -> None:
     """Fill the table's claims (trick winners, points, penalties, score, level) from the audit."""
     read = read_game(record)
     assert not isinstance(read, list), read
-    report = HandReplay(read).run()
+    report = replay_hand(read)
     computed = report.computed
     for trick, result in zip(record.tricks, computed.tricks, strict=False):
         trick.claim.winner = result.winner

@@ -16,35 +16,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.engine.cards import (
-    KINDS,
+from chaodipi.auditor.wire import BID_KINDS, SUITS_BY_PROTO, TOKEN_KINDS
+from chaodipi.engine import (
     RANK_LETTERS,
+    BidKind,
     CardError,
-    card_token,
+    Ruleset,
+    RulesetError,
+    get_ruleset,
     parse_card,
+    ruleset_from_mapping,
 )
-from chaodipi.engine.ruleset import Ruleset, RulesetError, get_ruleset, ruleset_from_mapping
 from chaodipi.v1 import records_pb2
 
-# Upper-case tokens resolve by one dict look-up; anything else goes through parse_card.
-TOKEN_KINDS: dict[str, int] = {card_token(k): k for k in range(KINDS)}
-
-
-def tokens(kinds: Sequence[int]) -> list[str]:
-    """Card tokens of kinds, for the report."""
-    return [card_token(k) for k in kinds]
-
-
-SUITS_BY_PROTO = {
-    records_pb2.SUIT_SPADES: 0,
-    records_pb2.SUIT_HEARTS: 1,
-    records_pb2.SUIT_CLUBS: 2,
-    records_pb2.SUIT_DIAMONDS: 3,
-}
-PROTO_SUITS = {v: k for k, v in SUITS_BY_PROTO.items()}
-
-
-BID_KINDS = frozenset(records_pb2.BidKind.values()) - {records_pb2.BID_KIND_UNSPECIFIED}
 PLAYS_PER_TRICK = 8
 """Plays a trick may hold: twice a table's four, so a repeated play is still audited."""
 MAX_HANDS = 1000
@@ -86,9 +70,10 @@ class Violation:
 @dataclass(slots=True)
 class ReadBid:
     seat: int
-    kind: records_pb2.BidKind.ValueType
+    kind: BidKind
     cards: list[int]
-    trump_choice: int | None  # suit 0–3, or -1 for no-trump, None when not given
+    names_trump: bool  # the bid names a trump: trump_choice, a suit 0-3 or None for no-trump
+    trump_choice: int | None
     drawn_count: int | None
 
 
@@ -303,16 +288,11 @@ def read_game(
     if reader.too_many(len(all_bids), limits.items, "bids", f"{prefix}bids"):
         all_bids = all_bids[:0]
     for i, bid in enumerate(all_bids):
-        choice: int | None = None
-        if bid.HasField("trump_chosen"):
-            if bid.trump_chosen == records_pb2.SUIT_NO_TRUMP:
-                choice = -1
-            elif bid.trump_chosen in SUITS_BY_PROTO:
-                choice = SUITS_BY_PROTO[bid.trump_chosen]
-            else:
-                reader.violations.append(
-                    Violation(f"{prefix}bids[{i}].trump_chosen", "expected a suit or SUIT_NO_TRUMP")
-                )
+        names_trump = bid.HasField("trump_chosen")
+        if names_trump and bid.trump_chosen not in SUITS_BY_PROTO:
+            reader.violations.append(
+                Violation(f"{prefix}bids[{i}].trump_chosen", "expected a suit or SUIT_NO_TRUMP")
+            )
         if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
             reader.violations.append(Violation(f"{prefix}bids[{i}].kind", "bid kind not set"))
         elif bid.kind not in BID_KINDS:
@@ -324,9 +304,11 @@ def read_game(
         bids.append(
             ReadBid(
                 seat=reader.seat(bid.seat, f"{prefix}bids[{i}].seat"),
-                kind=bid.kind,
+                # An unknown kind is a violation above, which rejects the record.
+                kind=BID_KINDS.get(bid.kind, BidKind.DECLARE),
                 cards=reader.cards(bid.cards, f"{prefix}bids[{i}].cards"),
-                trump_choice=choice,
+                names_trump=names_trump,
+                trump_choice=SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
                 drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
             )
         )

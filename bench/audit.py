@@ -18,20 +18,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chaodipi.auditor import audit_game
-from chaodipi.auditor.audit import HandReplay
+from chaodipi.auditor.audit import report_of
 from chaodipi.auditor.bidding import replay_bidding
+from chaodipi.auditor.deal import check_deal
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.reading import ReadHand, read_game
-from chaodipi.engine.order import trump_context
+from chaodipi.auditor.scoring import score_hand
+from chaodipi.auditor.state import HandState
+from chaodipi.auditor.tricks import play_tricks
+from chaodipi.engine import Table
 from chaodipi.v1 import records_pb2
 
 
 def _build() -> str:
     """Which build of engine/ and auditor/ this process imported, and from where."""
-    import chaodipi.auditor.audit
+    import chaodipi.auditor.tricks
     import chaodipi.engine.units
 
-    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.audit)]
+    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.tricks)]
     compiled = [f.suffix == ".so" for f in files]
     build = "mypyc-compiled" if all(compiled) else "pure Python" if not any(compiled) else "mixed"
     return f"engine/auditor: {build}, from {files[0].parent.parent}"
@@ -97,19 +101,19 @@ def _parts(blobs: list[bytes], rounds: int) -> None:
                 assert isinstance(read, ReadHand)
                 if stop == "read":
                     continue
-                replay = HandReplay(read)
-                replay.check_deal()
+                replay = HandState(read)
+                check_deal(replay)
                 outcome = replay_bidding(replay)
                 assert outcome is not None
                 if stop == "bid":
                     continue
-                replay.ctx = trump_context(replay.ruleset, outcome.level, outcome.trump)
+                replay.table = Table(replay.ruleset, outcome.level, outcome.trump)
                 replay.dealer = outcome.dealer
-                replay.play_tricks()
+                play_tricks(replay)
                 if stop == "play":
                     continue
-                replay.score()
-                replay.report().SerializeToString()
+                score_hand(replay)
+                report_of(replay).SerializeToString()
 
         return work
 

@@ -22,11 +22,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from chaodipi.engine.cards import full_deck, to_counts
+from chaodipi.engine.cards import Hand, full_deck
 from chaodipi.engine.follow import check_follow, clear_caches, legal_follow
 from chaodipi.engine.lead import check_lead, check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import CHANGSHU, CLASSIC, Ruleset
+from chaodipi.engine.presets import CHANGSHU, CLASSIC
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import Unit, chains_from
 
@@ -39,7 +40,7 @@ class Case:
 
     ctx: TrumpContext
     leader: int
-    hands: tuple[list[int], ...]
+    hands: tuple[Hand, ...]
     lead: list[int]
     units: tuple[Unit, ...]  # what the followers answer (the forced unit after a failed throw)
     follows: tuple[tuple[int, ...], ...]
@@ -65,12 +66,12 @@ def _random_lead(rng: random.Random, ctx: TrumpContext, hand: list[int]) -> list
 
 
 def _random_follow(
-    rng: random.Random, ctx: TrumpContext, units: Sequence[Unit], hand: list[int], counts: list[int]
+    rng: random.Random, ctx: TrumpContext, units: Sequence[Unit], hand: list[int], held: Hand
 ) -> tuple[int, ...]:
     size = sum(u.size for u in units)
     roll = rng.random()
     if roll < 1 / 3:
-        return legal_follow(ctx, units, counts)
+        return legal_follow(ctx, units, held)
     led = ctx.suit[units[0].top]
     if roll < 2 / 3:
         in_suit = [k for k in hand if ctx.suit[k] == led]
@@ -87,17 +88,17 @@ def make_cases(rng: random.Random, ruleset: Ruleset, count: int) -> list[Case]:
     while len(cases) < count:
         rng.shuffle(deck)
         hands = [sorted(deck[i * size : (i + 1) * size]) for i in range(4)]
-        counts = tuple(to_counts(h) for h in hands)
+        held = tuple(Hand(h) for h in hands)
         ctx = trump_context(ruleset, rng.randrange(13), rng.choice((0, 1, 2, 3, None)))
         leader = rng.randrange(4)
         lead = _random_lead(rng, ctx, hands[leader])
-        verdict = check_throw(ctx, ruleset, leader, lead, counts)
+        verdict = check_throw(ctx, ruleset.throw, leader, lead, held)
         units = (verdict.forced,) if verdict.forced is not None else verdict.units
         follows = tuple(
-            _random_follow(rng, ctx, units, hands[(leader + i) % 4], counts[(leader + i) % 4])
+            _random_follow(rng, ctx, units, hands[(leader + i) % 4], held[(leader + i) % 4])
             for i in (1, 2, 3)
         )
-        cases.append(Case(ctx, leader, counts, lead, units, follows))
+        cases.append(Case(ctx, leader, held, lead, units, follows))
     # Building the legal follows evaluated these hands: forget them so the timing is cold.
     clear_caches()
     return cases
@@ -119,12 +120,11 @@ def whole_tricks(ruleset: Ruleset) -> Callable[[Sequence[Case]], int]:
         for case in cases:
             ctx, hands, leader = case.ctx, case.hands, case.leader
             check_lead(ctx, case.lead)
-            verdict = check_throw(ctx, ruleset, leader, case.lead, hands)
+            verdict = check_throw(ctx, ruleset.throw, leader, case.lead, hands)
             units = (verdict.forced,) if verdict.forced is not None else lead_units(ctx, case.lead)
             for i, play in enumerate(case.follows, 1):
                 check_follow(ctx, units, hands[(leader + i) % 4], play)
-            first = units[0].cards() if verdict.forced is not None else case.lead
-            trick_winner(ctx, units, [first, *case.follows])
+            trick_winner(ctx, units, case.follows)
         return len(cases)
 
     return run

@@ -193,7 +193,7 @@ def generate(
     from chaodipi import importers
     from chaodipi.auditor.faults import plant_any
     from chaodipi.auditor.generate import generate_hand, generate_match
-    from chaodipi.engine.ruleset import BUILTIN
+    from chaodipi.engine.presets import BUILTIN
     from chaodipi.v1 import records_pb2
 
     to = OUTPUT_BY_SUFFIX.get(out_file.suffix)

@@ -17,13 +17,8 @@ def ruleset_option(value: str | None) -> Ruleset | None:
     """A ruleset named on the command line: a preset's id, or a TOML/JSON house-variant file."""
     if value is None:
         return None
-    from chaodipi.engine.ruleset import (
-        BUILTIN,
-        PRESETS,
-        RulesetError,
-        get_ruleset,
-        ruleset_from_text,
-    )
+    from chaodipi.engine.presets import BUILTIN, PRESETS, get_ruleset, ruleset_from_text
+    from chaodipi.engine.ruleset import RulesetError
 
     path = Path(value)
     if path.suffix in (".toml", ".json") and path.is_file():

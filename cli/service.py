@@ -266,7 +266,7 @@ def _print_summaries(summaries: list[service_pb2.RecordSummary]) -> None:
 
 
 def _print_replay(replay: service_pb2.Replay) -> None:
-    from chaodipi.auditor.audit import describe_position
+    from chaodipi.auditor import describe_position
 
     record, report = replay.record, replay.report
     computed = report.computed
@@ -405,7 +405,7 @@ def sample_command(
     """Write generated legal sample games (hands of every ruleset, and matches)."""
     from chaodipi import importers
     from chaodipi.auditor.generate import generate_hand, generate_match
-    from chaodipi.engine.ruleset import BUILTIN
+    from chaodipi.engine.presets import BUILTIN
     from chaodipi.v1 import records_pb2
 
     records = [

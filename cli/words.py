@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from chaodipi.auditor.audit import describe_position
+from chaodipi.auditor import describe_position
 from chaodipi.v1 import audit_pb2, records_pb2
 
 SUITS = {

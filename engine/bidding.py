@@ -10,15 +10,17 @@ A hand's bidding runs through three phases: ``DRAWING`` (declare, lock,
 overcall), ``DRAWN`` (drawing over, kitty not taken: lock, overcall, kitty flips)
 and ``BURIED`` (the dealer has buried the kitty: 炒底 only).
 
->>> from chaodipi.engine.ruleset import CLASSIC
->>> from chaodipi.engine.cards import parse_cards, rank_index
->>> state = start_bidding(rank_index("6"), first_hand=True)
->>> hand = parse_cards("H6 H6 S9")
->>> state = apply_bid(CLASSIC, state, Bid(2, BidKind.DECLARE, (parse_cards("H6")[0],)), hand=hand)
->>> check_bid(CLASSIC, state, Bid(2, BidKind.LOCK, (parse_cards("H6")[0],)), hand=hand) is None
+>>> from chaodipi.engine.presets import CLASSIC
+>>> from chaodipi.engine.cards import parse_cards
+>>> state = start_bidding("6", first_hand=True)
+>>> held = parse_cards("H6 H6 S9")
+>>> state = apply_bid(CLASSIC, state, Bid.parse(2, "declare", "H6"), held=held)
+>>> check_bid(CLASSIC, state, Bid.parse(2, "lock", "H6"), held=held) is None
 True
 >>> (state.dealer, state.trump_label)
 (2, '♥')
+>>> check_bid(CLASSIC, state, Bid.parse(1, "overcall", "BJ BJ"), held=parse_cards("BJ BJ"))
+'a BJ bid names the trump: S, H, C, D or NT (对大王可随意定主)'
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
 
 from chaodipi.engine.cards import (
     BIG_JOKER,
@@ -37,8 +38,12 @@ from chaodipi.engine.cards import (
     SUIT_SYMBOLS,
     card_label,
     label_cards,
+    parse_cards,
+    parse_level,
+    parse_trump,
     rank_of,
     suit_of,
+    trump_token,
 )
 from chaodipi.engine.level import seat_by_declaration
 from chaodipi.engine.ruleset import BiddingRule, FirstHandDealer, JokerTrump, Ruleset, TrumpFallback
@@ -62,27 +67,42 @@ class Phase(StrEnum):
     BURIED = "buried"
 
 
-NO_TRUMP_CHOICE = "NT"
-"""``Bid.trump_choice`` for no-trump (无主); a suit is its letter S, H, C or D."""
-TRUMP_CHOICES: Final = frozenset((*SUIT_LETTERS, NO_TRUMP_CHOICE))
-"""Every ``Bid.trump_choice``: a suit letter or ``NO_TRUMP_CHOICE``."""
-
-
 @dataclass(frozen=True, slots=True)
 class Bid:
     """One bid: ``cards`` are the cards shown (copies of one card; a lock shows one card).
 
-    ``trump_choice`` names the trump a joker bid makes when the rules let the
-    bidder choose (``"S"``, ``"H"``, ``"C"``, ``"D"`` or ``"NT"``). ``drawn_count``,
-    when the record has the draw order, is how many cards the bidder had drawn when
-    bidding; the hand passed to ``check_bid`` is then in draw order.
+    ``names_trump`` is set when the bidder names a trump, as a joker bid must where the
+    rules let the bidder choose; ``trump_choice`` is then the suit named (0-3), or None
+    for no-trump. ``drawn_count``, when the record has the draw order, is how many cards
+    the bidder had drawn when bidding; the cards passed to ``check_bid`` are then in
+    draw order.
     """
 
     seat: int
     kind: BidKind
     cards: tuple[int, ...]
-    trump_choice: str | None = None
     drawn_count: int | None = None
+    names_trump: bool = False
+    trump_choice: int | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        seat: int,
+        kind: BidKind | str,
+        cards: str,
+        trump: str | None = None,
+        drawn_count: int | None = None,
+    ) -> Bid:
+        """A bid from tokens: ``Bid.parse(1, "overcall", "BJ BJ", trump="NT")``."""
+        return cls(
+            seat,
+            BidKind(kind),
+            tuple(parse_cards(cards)),
+            drawn_count,
+            names_trump=trump is not None,
+            trump_choice=None if trump is None else parse_trump(trump),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +195,7 @@ class BidError(ValueError):
 
 
 def start_bidding(
-    level: int,
+    level: int | str,
     *,
     first_hand: bool,
     dealer: int | None = None,
@@ -183,12 +203,17 @@ def start_bidding(
 ) -> BiddingState:
     """The bidding state before the first card is drawn.
 
-    First hand: no dealer yet. A later hand passes either ``dealer`` (kept fixed) or,
-    where the bidding names the seat within the team (anhui BY_DECLARATION),
-    ``holding_team``.
+    ``level`` is the level played, a rank token (``"6"``) or index. First hand: no dealer
+    yet. A later hand passes either ``dealer`` (kept fixed) or, where the bidding names the
+    seat within the team (anhui BY_DECLARATION), ``holding_team``.
+
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state.dealer, state.phase.value
+    (1, 'drawing')
     """
-    if not 0 <= level < len(RANK_LETTERS):
+    if isinstance(level, int) and not 0 <= level < len(RANK_LETTERS):
         raise ValueError(f"bad level {level}: expected a rank index 0-12")
+    level = parse_level(level)
     if first_hand:
         if dealer is not None or holding_team is not None:
             raise ValueError("the first hand's dealer comes from the bidding: pass neither")
@@ -288,10 +313,10 @@ def _flip_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
     return None
 
 
-def _hand_reason(state: BiddingState, bid: Bid, card: int, hand: Sequence[int]) -> str | None:
-    if bid.drawn_count is not None and not 0 <= bid.drawn_count <= len(hand):
-        return f"drawn_count {bid.drawn_count} does not fit a hand of {len(hand)} cards"
-    pool = hand if bid.drawn_count is None else hand[: bid.drawn_count]
+def _held_reason(state: BiddingState, bid: Bid, card: int, held: Sequence[int]) -> str | None:
+    if bid.drawn_count is not None and not 0 <= bid.drawn_count <= len(held):
+        return f"drawn_count {bid.drawn_count} does not fit a hand of {len(held)} cards"
+    pool = held if bid.drawn_count is None else held[: bid.drawn_count]
     have = sum(1 for k in pool if k == card)
     used = sum(1 for seat, k in state.shown if seat == bid.seat and k == card)
     if have - used >= len(bid.cards):
@@ -356,33 +381,42 @@ def _standing_reason(
     return None
 
 
-def _trump_of(ruleset: Ruleset, card: int, choice: str | None) -> tuple[int | None, str | None]:
+def _trump_of(ruleset: Ruleset, card: int, bid: Bid) -> tuple[int | None, str | None]:
     """The trump a bid makes, and the reason the choice is illegal (or None)."""
     rule = ruleset.bidding
     suit = suit_of(card)
+    named, choice = bid.names_trump, bid.trump_choice
     if suit is not None:
-        if choice not in (None, SUIT_LETTERS[suit]):
-            return None, f"a {card_label(card)} bid makes {SUIT_SYMBOLS[suit]} trump, not {choice}"
+        if named and choice != suit:
+            return None, (
+                f"a {card_label(card)} bid makes {SUIT_SYMBOLS[suit]} trump, "
+                f"not {trump_token(choice)}"
+            )
         return suit, None
     mode = rule.big_joker_trump if card == BIG_JOKER else rule.little_joker_trump
     if mode is JokerTrump.NO_TRUMP:
-        if choice not in (None, NO_TRUMP_CHOICE):
-            return None, f"a {card_label(card)} bid makes no-trump only, not {choice}"
+        if named and choice is not None:
+            return None, f"a {card_label(card)} bid makes no-trump only, not {trump_token(choice)}"
         return None, None
-    if choice is None or choice not in TRUMP_CHOICES:
+    if not named:
         return None, (
             f"a {card_label(card)} bid names the trump: S, H, C, D or NT (对大王可随意定主)"
         )
-    return (None if choice == NO_TRUMP_CHOICE else SUIT_LETTERS.index(choice)), None
+    return choice, None
 
 
 def check_bid(
-    ruleset: Ruleset, state: BiddingState, bid: Bid, *, hand: Sequence[int]
+    ruleset: Ruleset, state: BiddingState, bid: Bid, *, held: Sequence[int]
 ) -> str | None:
     """Why ``bid`` is illegal in ``state``, or None when it is legal (R-BID).
 
-    ``hand`` is the bidder's hand (in draw order when ``bid.drawn_count`` is set;
-    ignored for a kitty flip, whose card comes from the kitty).
+    ``held`` are the bidder's cards, a list (in draw order when ``bid.drawn_count`` is
+    set; ignored for a kitty flip, whose card comes from the kitty).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=True)
+    >>> check_bid(CLASSIC, state, Bid.parse(0, "declare", "BJ"), held=parse_cards("BJ"))
+    'BJ is not a declare in classic (常主不可进行报主): it shows one level card of any suit'
     """
     if not 0 <= bid.seat < 4:
         return f"bad seat {bid.seat}: expected 0-3"
@@ -398,7 +432,7 @@ def check_bid(
         return f"a bid shows copies of one card, not {label_cards(bid.cards)}"
     if suit_of(card) is not None and rank_of(card) != state.level:
         return f"{card_label(card)} is not a level card (level {RANK_LETTERS[state.level]})"
-    reason = _hand_reason(state, bid, card, hand)
+    reason = _held_reason(state, bid, card, held)
     if reason is not None:
         return reason
     if bid.kind is BidKind.LOCK:
@@ -416,7 +450,7 @@ def check_bid(
     reason = _standing_reason(ruleset, state, bid, *place)
     if reason is not None:
         return reason
-    return _trump_of(ruleset, card, bid.trump_choice)[1]
+    return _trump_of(ruleset, card, bid)[1]
 
 
 def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None:
@@ -437,10 +471,17 @@ def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None
 
 
 def apply_bid(
-    ruleset: Ruleset, state: BiddingState, bid: Bid, *, hand: Sequence[int]
+    ruleset: Ruleset, state: BiddingState, bid: Bid, *, held: Sequence[int]
 ) -> BiddingState:
-    """The state after a legal bid; raises ``BidError`` with the reason otherwise."""
-    reason = check_bid(ruleset, state, bid, hand=hand)
+    """The state after a legal bid; raises ``BidError`` with the reason otherwise.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state = apply_bid(CLASSIC, state, Bid.parse(3, "declare", "C6"), held=parse_cards("C6"))
+    >>> state.trump_label, state.dealer
+    ('♣', 1)
+    """
+    reason = check_bid(ruleset, state, bid, held=held)
     if reason is not None:
         raise BidError(reason)
     bids = (*state.bids, bid)
@@ -465,7 +506,7 @@ def apply_bid(
     return dataclasses.replace(
         state,
         standing=StandingBid(bid.seat, bid.kind, card, entry, rank),
-        trump=_trump_of(ruleset, card, bid.trump_choice)[0],
+        trump=_trump_of(ruleset, card, bid)[0],
         trump_known=True,
         shown=shown,
         stake=state.stake + int(raises_stake),
@@ -479,7 +520,11 @@ def apply_bid(
 
 
 def end_drawing(state: BiddingState) -> BiddingState:
-    """Drawing is over: no more declarations; overcalls and flips until the kitty is taken."""
+    """Drawing is over: no more declarations; overcalls and flips until the kitty is taken.
+
+    >>> end_drawing(start_bidding("6", first_hand=True)).phase.value
+    'drawn'
+    """
     if state.phase is not Phase.DRAWING:
         raise ValueError(f"the drawing is already over (phase {state.phase.value})")
     return dataclasses.replace(state, phase=Phase.DRAWN)
@@ -497,6 +542,13 @@ def bury(
     the dealer (first hand: the decider; later hands: 自放自打, 上放下打). ``dealer``
     is for a record whose dealer the rules left open (e.g. nobody bid in changshu's
     first hand).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> state = start_bidding("6", first_hand=False, dealer=1)
+    >>> state = apply_bid(CLASSIC, state, Bid.parse(3, "declare", "C6"), held=parse_cards("C6"))
+    >>> buried = bury(end_drawing(state))
+    >>> buried.phase.value, buried.kitty_holder
+    ('buried', 1)
     """
     if state.phase is Phase.BURIED:
         raise ValueError("the kitty is already buried")
@@ -556,6 +608,11 @@ def fallback_trump(
     ``first_drawer`` (the seat dealt the first card, when the record says) deals a
     first hand under NO_TRUMP; ``recorded`` is the record's trump and dealer, which
     RECORDED takes as drawn.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> kitty = parse_cards("S2 S3 HA D4 D5 C7 C8 C9")
+    >>> fallback_trump(CLASSIC, kitty, parse_level("6"), first_hand=False).reason
+    'kitty card 3, ♥A, makes ♥ trump'
     """
     rule = ruleset.bidding
     how = rule.fallback_first_hand if first_hand else rule.fallback_later_hands

@@ -1,6 +1,6 @@
 """Following a lead: suit and shape duty (R-FOLLOW, R-FOLLOW-SUIT, R-FOLLOW-SHAPE, R-FOLLOW-CS).
 
-Shape duty is decided by comparison (RULES.md §5): a play's *shape score* in the
+Shape duty is decided by comparison (docs/rules.md): a play's *shape score* in the
 led suit is a tuple walked from the lead's full shape down to single cards —
 how many of the lead's tractors are answered by tractors of the same width and
 length (larger tractors first; with ``follow_shorter_tractors`` an unanswered
@@ -10,15 +10,15 @@ tractor asks only for its pairs), then triples (三条), then pairs
 is checked first (a revoke); then a play is illegal iff its score is below the
 best score any selection of as many led-suit cards from the same hand reaches.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
->>> from chaodipi.engine.cards import parse_card, parse_cards, to_counts, HEARTS
+>>> from chaodipi.engine.cards import Hand, parse_card, parse_cards, HEARTS
 >>> from chaodipi.engine.units import Unit
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> pair = (Unit(2, (parse_card("CK"),)),)
->>> hand = to_counts(parse_cards("CQ CQ C7 S3"))
->>> check_follow(ctx, pair, hand, parse_cards("CQ C7")).message
-'held ♣Q ♣Q but played ♣Q ♣7 to a led pair'
+>>> verdict = check_follow(ctx, pair, Hand("CQ CQ C7 S3"), parse_cards("CQ C7"))
+>>> verdict.reason, str(verdict.alternative)
+('held ♣Q ♣Q but played ♣Q ♣7 to a led pair', 'CQ CQ')
 """
 
 from __future__ import annotations
@@ -29,29 +29,17 @@ from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
 
-from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, label_cards
+from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.lead import describe_lead, suit_label
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
+from chaodipi.engine.verdict import Verdict
 
-__all__ = ["FollowProblem", "check_follow", "clear_caches", "legal_follow"]
+__all__ = ["check_follow", "clear_caches", "legal_follow"]
 
 Score = tuple[int, ...]
 Piece = tuple[int, tuple[int, ...]]
 """A unit in slot space: (width, slots low to high)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FollowProblem:
-    """Why a follow is illegal, with one legal play from the same hand as evidence.
-
-    ``code`` is ``WRONG_CARD_COUNT``, ``FOLLOW_REVOKE`` (did not follow suit while
-    able) or ``FOLLOW_SHAPE`` (did not play a tractor, triple or pair while able).
-    """
-
-    code: str
-    message: str
-    alternative: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -299,9 +287,17 @@ class _Lead:
 
 
 _LEADS: dict[tuple[TrumpContext, tuple[Unit, ...]], _Lead] = {}
+# The lead last looked up, by identity: a trick's three follows answer the same units, and
+# hashing units (Python-level __hash__ and __eq__) costs more than the check of a pair.
+# One tuple, replaced whole, so a reader never sees a mixed entry.
+_recent: tuple[TrumpContext | None, Sequence[Unit] | None, _Lead | None] = (None, None, None)
 
 
 def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
+    global _recent
+    recent = _recent
+    if recent[1] is lead_units and recent[0] is ctx and recent[2] is not None:
+        return recent[2]
     key = (ctx, tuple(lead_units))
     lead = _LEADS.get(key)
     if lead is None:
@@ -319,29 +315,32 @@ def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
             demands=bool(fmt.shapes or fmt.triples or fmt.pairs),
             name=describe_lead(lead_units),
         )
+    if type(lead_units) is tuple:  # immutable: safe to recognise by identity
+        _recent = (ctx, lead_units, lead)
     return lead
 
 
 def check_follow(
-    ctx: TrumpContext, lead_units: Sequence[Unit], hand: Sequence[int], play: Sequence[int]
-) -> FollowProblem | None:
+    ctx: TrumpContext, lead_units: Sequence[Unit], hand: Hand, play: Sequence[int]
+) -> Verdict | None:
     """Why ``play`` may not follow the lead from ``hand`` (R-FOLLOW), or None when legal.
 
     ``lead_units`` are the lead's units (after a failed throw, the forced unit alone);
-    ``hand`` is the follower's count vector before playing; ``play`` is assumed to be
-    drawn from it.
+    ``hand`` is the follower's hand before playing; ``play`` is assumed to be drawn from
+    it. The verdict carries a legal play from the same hand as evidence.
     """
     lead = _lead(ctx, lead_units)
     size = lead.size
+    held_counts = hand.counts
     if len(play) != size:
-        return FollowProblem(
+        return Verdict(
             "WRONG_CARD_COUNT",
             f"played {len(play)} cards to a led {lead.name} of {size}",
-            legal_follow(ctx, lead_units, hand),
+            Cards(_legal(ctx, lead, held_counts)),
         )
     s = lead.suit
     table = lead.table
-    counts = table.take(hand)
+    counts = table.take(held_counts)
     held = sum(counts)
     suit = ctx.suit
     followed = 0
@@ -349,7 +348,7 @@ def check_follow(
         if suit[k] == s:
             followed += 1
     if followed < held and followed < size:
-        return _revoke(ctx, lead, hand, play, held, followed)
+        return _revoke(ctx, lead, held_counts, play, held, followed)
     if held <= size or not lead.demands:
         return None  # all the suit was played, or the lead asks for the suit only
     # A pair led, the common case, is decided without scoring.
@@ -372,10 +371,10 @@ def check_follow(
         for w, slots in pieces
         if w == width and len(slots) == length
     )
-    return FollowProblem(
+    return Verdict(
         "FOLLOW_SHAPE",
         f"held {shown} but played {label_cards(play)} to a led {lead.name}",
-        _complete(table, counts, pieces, size),
+        Cards(_complete(table, counts, pieces, size)),
     )
 
 
@@ -402,7 +401,7 @@ def _revoke(
     play: Sequence[int],
     held: int,
     followed: int,
-) -> FollowProblem:
+) -> Verdict:
     s = lead.suit
     others: dict[int, int] = {}
     suit = ctx.suit
@@ -414,21 +413,20 @@ def _revoke(
         f"held {_count_label(held, s)} but played {_count_label(followed, s)} and {spent} "
         f"to a led {lead.name} of {suit_label(s)}"
     )
-    return FollowProblem("FOLLOW_REVOKE", message, _legal(ctx, lead, hand))
+    return Verdict("FOLLOW_REVOKE", message, Cards(_legal(ctx, lead, hand)))
 
 
-def legal_follow(
-    ctx: TrumpContext, lead_units: Sequence[Unit], hand: Sequence[int]
-) -> tuple[int, ...]:
+def legal_follow(ctx: TrumpContext, lead_units: Sequence[Unit], hand: Hand) -> tuple[int, ...]:
     """One legal play from ``hand`` to the lead: the required units, then the cheapest cards.
 
     Cheapest means: in the led suit, no point cards while others remain, then low;
     when discarding, side suits before trumps, no points, then low.
     """
-    return _legal(ctx, _lead(ctx, lead_units), hand)
+    return _legal(ctx, _lead(ctx, lead_units), hand.counts)
 
 
 def _legal(ctx: TrumpContext, lead: _Lead, hand: Sequence[int]) -> tuple[int, ...]:
+    """One legal play from the count vector ``hand``."""
     table, size, s = lead.table, lead.size, lead.suit
     held = table.take(hand)
     if sum(held) <= size:

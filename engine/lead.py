@@ -6,12 +6,14 @@ units is a throw; it stands only if no other seat holds, in that suit, a unit of
 the same shape that beats one of its units (R-THROW-CHECK). A failed throw
 forces one unit (R-THROW-FORCE) and may cost points (R-THROW-PENALTY).
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
->>> from chaodipi.engine.cards import parse_cards, to_counts, HEARTS
+>>> from chaodipi.engine.cards import parse_cards, HEARTS
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> check_lead(ctx, parse_cards("C5 HA")).code
 'LEAD_MIXED_SUITS'
+>>> Lead(lead_units(ctx, parse_cards("C7 C7 C8 C8 CA")))
+Lead(throw of a tractor of 2 pairs and a single: C7 C7 C8 C8 CA)
 """
 
 from __future__ import annotations
@@ -19,21 +21,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
-from chaodipi.engine.cards import SUIT_SYMBOLS, label_cards
+from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
-from chaodipi.engine.ruleset import ForcedUnit, PenaltyBasis, Ruleset
+from chaodipi.engine.ruleset import ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from
+from chaodipi.engine.verdict import Verdict
 
 __all__ = [
     "Beat",
-    "LeadProblem",
+    "Lead",
     "ThrowVerdict",
     "check_lead",
     "check_throw",
     "describe_lead",
     "highest_over",
+    "lead_of_one_kind",
     "lead_units",
     "suit_label",
     "unit_order_key",
@@ -41,11 +46,33 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class LeadProblem:
-    """Why a lead is not allowed: ``code`` for machines, ``message`` for the referee."""
+class Lead:
+    """A lead as the other seats answer it: its units, largest first (R-UNIT-SPLIT).
 
-    code: str
-    message: str
+    One unit is a plain lead; two or more are a throw (甩牌, R-THROW). After a failed
+    throw the lead that counts is the forced unit alone (``ThrowVerdict.lead``).
+    """
+
+    units: tuple[Unit, ...]
+
+    @property
+    def cards(self) -> Cards:
+        """The lead's cards, unit by unit."""
+        return Cards([k for unit in self.units for k in unit.cards()])
+
+    @property
+    def is_throw(self) -> bool:
+        return len(self.units) > 1
+
+    def describe(self) -> str:
+        """The lead's format in words: ``pair``, ``throw of 2 pairs`` (see ``describe_lead``)."""
+        return describe_lead(self.units)
+
+    def __str__(self) -> str:
+        return str(self.cards)
+
+    def __repr__(self) -> str:
+        return f"Lead({self.describe()}: {self.cards})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +91,7 @@ class ThrowVerdict:
     ``beaten`` lists, for every beaten unit, every seat that beats it with the
     highest such unit it holds. ``forced`` is what the leader must play when the
     throw fails (a unit of the throw, or one card of one: ``ThrowRule.forced_unit``);
-    ``penalty`` the points due (0 when it stands).
+    ``penalty`` the points due (0 when it stands); ``reason`` says it in a referee's words.
     """
 
     units: tuple[Unit, ...]
@@ -79,7 +106,19 @@ class ThrowVerdict:
     suit: int = TRUMP  # the lead's effective suit, for the message
 
     @property
-    def message(self) -> str:
+    def rule(self) -> str:
+        """The ruling that decides: R-THROW-CHECK, or R-THROW-FORCE for a failed throw."""
+        return "R-THROW-CHECK" if self.stands else "R-THROW-FORCE"
+
+    @property
+    def lead(self) -> Lead:
+        """What the followers answer: the lead when it stands, else the forced unit alone."""
+        if self.forced is not None and not self.stands:
+            return Lead((self.forced,))
+        return Lead(self.units)
+
+    @property
+    def reason(self) -> str:
         """The verdict in a referee's words (built on demand: most leads never need it)."""
         shown = label_cards(self.cards)
         if not self.is_throw:
@@ -146,7 +185,7 @@ def check_lead(
     ctx: TrumpContext,
     cards: Sequence[int],
     declared_split: Sequence[Sequence[int]] | None = None,
-) -> LeadProblem | None:
+) -> Verdict | None:
     """Why a lead is illegal (R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
 
     A declared split must partition the cards into units of this context and, since
@@ -154,29 +193,29 @@ def check_lead(
     canonical split.
     """
     if not cards:
-        return LeadProblem("LEAD_EMPTY", "a lead needs at least one card")
+        return Verdict("LEAD_EMPTY", "a lead needs at least one card")
     groups = _suit_groups(ctx, cards)
     if len(groups) > 1:
         parts = ", ".join(f"{suit_label(s)} ({label_cards(ks)})" for s, ks in groups.items())
-        return LeadProblem("LEAD_MIXED_SUITS", f"a lead must be of one suit but mixes {parts}")
+        return Verdict("LEAD_MIXED_SUITS", f"a lead must be of one suit but mixes {parts}")
     if declared_split is None:
         return None
     units: list[Unit] = []
     for part in declared_split:
         unit = _unit_of(ctx, part)
         if isinstance(unit, str):
-            return LeadProblem("SPLIT_INVALID", f"declared split: {unit}")
+            return Verdict("SPLIT_INVALID", f"declared split: {unit}")
         units.append(unit)
     split_cards = [k for part in declared_split for k in part]
     if Counter(split_cards) != Counter(cards):
-        return LeadProblem(
+        return Verdict(
             "SPLIT_INVALID",
             f"declared split {label_cards(split_cards)} is not the lead {label_cards(cards)}",
         )
     canonical = canonical_split(ctx, cards)
     if len(units) > len(canonical):
         best = ", ".join(u.label() for u in canonical)
-        return LeadProblem(
+        return Verdict(
             "SPLIT_INVALID",
             f"declared split has {len(units)} units where {len(canonical)} suffice ({best})",
         )
@@ -198,6 +237,19 @@ def lead_units(
     else:
         units = canonical_split(ctx, cards)
     return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
+
+
+@lru_cache(maxsize=256)
+def lead_of_one_kind(kind: int, width: int) -> Lead:
+    """The lead of ``width`` copies of one card (a single, pair or triple): one unit, any table.
+
+    The most common lead, made once per card and width.
+
+    >>> from chaodipi.engine.cards import parse_card
+    >>> lead_of_one_kind(parse_card("C9"), 2)
+    Lead(pair: C9 C9)
+    """
+    return Lead((Unit(width, (kind,)),))
 
 
 def describe_lead(units: Sequence[Unit]) -> str:
@@ -272,17 +324,18 @@ _FORCED_CHOICE = {
 
 def check_throw(
     ctx: TrumpContext,
-    ruleset: Ruleset,
+    rule: ThrowRule,
     leader: int,
     cards: Sequence[int],
-    hands: Sequence[Sequence[int]],
+    hands: Sequence[Hand],
     declared_split: Sequence[Sequence[int]] | None = None,
 ) -> ThrowVerdict:
     """Decide whether a lead stands as a throw (R-THROW-CHECK, R-THROW-FORCE, R-THROW-PENALTY).
 
-    ``hands`` are the four seats' count vectors before the lead; only the three other
-    seats are searched, partner included. Trumping in is not considered. Call
-    ``check_lead`` first: the cards must be one effective suit.
+    ``ctx`` orders the cards (the ruleset's order rule); ``rule`` is its throw rule.
+    ``hands`` are the four seats' hands before the lead; only the three other seats are
+    searched, partner included. Trumping in is not considered. Call ``check_lead``
+    first: the cards must be one effective suit.
     """
     units = lead_units(ctx, cards, declared_split)
     shown = tuple(cards)
@@ -302,7 +355,7 @@ def check_throw(
     for unit in units:
         for offset in (1, 2, 3):
             seat = (leader + offset) % 4
-            by = highest_over(ctx, hands[seat], unit)
+            by = highest_over(ctx, hands[seat].counts, unit)
             if by is not None:
                 beaten.append(Beat(unit, seat, by))
     suit = ctx.suit[units[0].top]
@@ -310,8 +363,7 @@ def check_throw(
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     # A unit beaten by several seats counts once.
     beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
-    forced = _FORCED_CHOICE[ruleset.throw.forced_unit](ctx, units, beaten_units)
-    rule = ruleset.throw
+    forced = _FORCED_CHOICE[rule.forced_unit](ctx, units, beaten_units)
     if rule.penalty_basis is PenaltyBasis.ATTEMPT:
         counted = len(cards)
     elif rule.penalty_basis is PenaltyBasis.FORCED_UNIT:

@@ -10,11 +10,13 @@ a hand it deals there. So a dealer on J that rises may pass J, while defenders o
 J rise to nothing and stay on J; a dealer on A that rises passes A, defenders on
 A stay on A (R-LEVEL-MUST). One hand is judged alone, without the match history.
 
->>> from chaodipi.engine.ruleset import ANHUI
->>> from chaodipi.engine.cards import rank_index
->>> r = level_result(ANHUI, 50, rank_index("T"), rank_index("5"))
+>>> from chaodipi.engine.presets import ANHUI
+>>> r = level_result(ANHUI, 50, "T", "5")
 >>> (r.table_levels, r.levels, RANK_LETTERS[r.dealer_level_after])
 (3, 1, 'J')
+>>> print(r)  # doctest: +NORMALIZE_WHITESPACE
+dealer_up, table 3, moved 1; stops on J (must play);
+dealer team at J, defenders at 5, next deal: dealer
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from chaodipi.engine.cards import RANK_LETTERS
+from chaodipi.engine.cards import RANK_LETTERS, parse_level
 from chaodipi.engine.ruleset import NextDealer, Outcome, PassingAce, Ruleset
 
 Team = Literal["dealer", "defenders"]
@@ -63,6 +65,9 @@ class LevelResult:
             parts.append(f"match won by the {self.match_winner}")
         return "; ".join(parts)
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 def _level_name(level: int) -> str:
     return "past A" if level >= PAST_ACE else RANK_LETTERS[level]
@@ -86,45 +91,56 @@ def _rise(
     return PAST_ACE, levels, None, True
 
 
+def _level(team: str, level: int | str) -> int:
+    if isinstance(level, int) and not 0 <= level <= RANK_LETTERS.index("A"):
+        raise ValueError(f"bad {team} level {level}: expected a rank index 0-12")
+    return parse_level(level)
+
+
 def level_result(
-    ruleset: Ruleset, defenders_points: int, dealer_team_level: int, defender_team_level: int
+    ruleset: Ruleset,
+    defenders_points: int,
+    dealer_team_level: int | str,
+    defender_team_level: int | str,
 ) -> LevelResult:
     """The level outcome of a hand from the defenders' points (R-LEVEL, R-MATCH).
 
-    Points below 0 read as 0 (R-SCORE). Levels are rank indexes 0-12.
+    Points below 0 read as 0 (R-SCORE). Levels are rank tokens (``"T"``) or indexes 0-12.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> result = level_result(CLASSIC, 45, "6", "3")
+    >>> result.outcome.value, result.levels, RANK_LETTERS[result.dealer_level_after]
+    ('dealer_up', 2, '8')
     """
-    for name, level in (("dealer", dealer_team_level), ("defenders", defender_team_level)):
-        if not 0 <= level <= RANK_LETTERS.index("A"):
-            raise ValueError(f"bad {name} level {level}: expected a rank index 0-12")
+    dealer = _level("dealer", dealer_team_level)
+    defender = _level("defenders", defender_team_level)
     points = max(defenders_points, 0)
     band = next((b for b in ruleset.level.bands if b.covers(points)), None)
     if band is None:
         raise ValueError(f"{ruleset.id}: no level band covers {points} points")
     n = band.levels_for(points)
     if band.outcome is Outcome.DEALER_WINS_MATCH:
-        return LevelResult(
-            band.outcome, n, 0, dealer_team_level, defender_team_level, "dealer", "dealer"
-        )
+        return LevelResult(band.outcome, n, 0, dealer, defender, "dealer", "dealer")
     if band.outcome is Outcome.DEALER_UP:
-        after, moved, stop, won = _rise(ruleset, dealer_team_level, n, deals_now=True)
+        after, moved, stop, won = _rise(ruleset, dealer, n, deals_now=True)
         return LevelResult(
             band.outcome,
             n,
             moved,
             after,
-            defender_team_level,
+            defender,
             "dealer",
             "dealer" if won else None,
             stop,
         )
     if band.outcome is Outcome.SWAP:
-        return LevelResult(band.outcome, n, 0, dealer_team_level, defender_team_level, "defenders")
-    after, moved, stop, won = _rise(ruleset, defender_team_level, n, deals_now=False)
+        return LevelResult(band.outcome, n, 0, dealer, defender, "defenders")
+    after, moved, stop, won = _rise(ruleset, defender, n, deals_now=False)
     return LevelResult(
         band.outcome,
         n,
         moved,
-        dealer_team_level,
+        dealer,
         after,
         "defenders",
         "defenders" if won else None,
@@ -147,6 +163,11 @@ def next_dealer(
     who declared in the next hand (``declarer_next_hand``; for a kitty flip, the seat
     whose flip decided). None when that is not known, or when the match is over (the
     next match's first hand picks its dealer by bidding).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> kept, lost = level_result(CLASSIC, 45, "6", "3"), level_result(CLASSIC, 85, "6", "3")
+    >>> next_dealer(CLASSIC, 1, kept), next_dealer(CLASSIC, 1, lost)
+    (3, 2)
     """
     if not 0 <= dealer < 4:
         raise ValueError(f"bad dealer seat {dealer}: expected 0-3")

@@ -5,7 +5,7 @@ of tables indexed by card kind, so the hot paths of the engine do no branching
 on rules. Cards of one effective suit are laid on *steps* from low to high;
 cards on one step are equal (the level cards of the other suits are).
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.cards import parse_card, HEARTS
 >>> ctx = trump_context(CLASSIC, level=rank_index("6"), trump=HEARTS)
 >>> ctx.is_trump[parse_card("S6")], ctx.beats(parse_card("H6"), parse_card("S6"))

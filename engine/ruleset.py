@@ -1,21 +1,21 @@
-"""Rulesets as data: the four presets and house variants loaded from TOML or JSON.
+"""Rulesets as data: the rule sections, their validation and field-by-field overrides.
 
 Every difference between the rule texts is a field here, never a branch on the
-ruleset's name. A house variant overrides a preset field by field:
+ruleset's name (the presets are values in ``chaodipi.engine.presets``). A house
+variant overrides a preset field by field:
 
->>> variant = ruleset_from_mapping({"base": "classic", "id": "house", "kitty": {"pair": 6}})
+>>> from chaodipi.engine.presets import CLASSIC
+>>> variant = with_overrides(CLASSIC, {"id": "house", "kitty": {"pair": 6}})
 >>> (variant.kitty.pair, variant.kitty.single)
 (6, 2)
 
 Fields read by reconstruction rather than from a clear text are listed in
-``Ruleset.reconstructed`` (see ../shared/spec/RULES.md and docs/rules.md).
+``Ruleset.reconstructed`` (see docs/rules.md, *Readings we chose*).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -230,7 +230,7 @@ class BiddingRule:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """One complete set of rules; see ``PRESETS`` for the four built-in ones."""
+    """One complete set of rules; ``chaodipi.engine.presets.PRESETS`` holds the presets."""
 
     id: str
     name: str
@@ -254,181 +254,6 @@ class Ruleset:
         return self.decks
 
 
-_STANDARD_ORDER = OrderRule(
-    trump_tiers=("BJ", "LJ", "trump-level", "other-level", "trump-suit"),
-    tractor_links=(
-        ("BJ", "LJ"),
-        ("LJ", "trump-level"),
-        ("trump-level", "other-level"),
-        ("other-level", "trump-suit"),
-    ),
-)
-
-_PAIR_LADDER = ("1:*", "2:D", "2:C", "2:H", "2:S", "2:LJ", "2:BJ")
-_LEVEL_PAIRS = ("2:D", "2:C", "2:H", "2:S")
-_CHANGSHU_LADDER = (
-    "1:*",
-    "2:D",
-    "2:C",
-    "2:H",
-    "2:S",
-    "3:D",
-    "3:C",
-    "3:H",
-    "3:S",
-    "3:LJ",
-    "3:BJ",
-)
-
-
-def _band(lo: int, hi: int | None, outcome: Outcome, levels: int = 0) -> LevelBand:
-    return LevelBand(lo, hi, outcome, levels)
-
-
-CLASSIC = Ruleset(
-    id="classic",
-    name="炒地皮 (classic)",
-    decks=2,
-    hand_size=25,
-    kitty_size=8,
-    order=_STANDARD_ORDER,
-    throw=ThrowRule(penalty_per_card=10, penalty_basis=PenaltyBasis.ATTEMPT),
-    kitty=KittyRule(single=2, pair=4, tractor=4, tractor_per_pair=True, throw=0),
-    level=LevelRule(
-        bands=(
-            _band(0, 0, Outcome.DEALER_UP, 5),
-            _band(5, 35, Outcome.DEALER_UP, 3),
-            _band(40, 55, Outcome.DEALER_UP, 2),
-            _band(60, 75, Outcome.DEALER_UP, 1),
-            _band(80, 95, Outcome.SWAP),
-            LevelBand(100, None, Outcome.DEFENDERS_UP, 1, anchor=100, direction=1, step=20),
-        ),
-        passing_ace=PassingAce.WRAP,
-    ),
-    bidding=BiddingRule(ladder=_PAIR_LADDER),
-    reconstructed=("level.bands",),
-)
-
-SHUANGSHENG = dataclasses.replace(
-    CLASSIC,
-    id="shuangsheng",
-    name="双升 (tournament)",
-    throw=ThrowRule(penalty_per_card=0, stake_charge="half"),
-    kitty=KittyRule(single=2, pair=4, tractor=4, tractor_per_pair=True, throw=2),
-    level=LevelRule(
-        bands=(
-            _band(0, 0, Outcome.DEALER_UP, 6),
-            _band(5, 10, Outcome.DEALER_UP, 5),
-            _band(15, 20, Outcome.DEALER_UP, 4),
-            _band(25, 30, Outcome.DEALER_UP, 3),
-            _band(35, 35, Outcome.DEALER_UP, 2),
-            _band(40, 75, Outcome.DEALER_UP, 1),
-            _band(80, 115, Outcome.SWAP),
-            _band(120, 120, Outcome.DEFENDERS_UP, 1),
-            _band(125, 160, Outcome.DEFENDERS_UP, 2),
-            _band(165, 200, Outcome.DEFENDERS_UP, 3),
-            _band(205, 240, Outcome.DEFENDERS_UP, 4),
-            _band(245, 280, Outcome.DEFENDERS_UP, 5),
-            _band(285, None, Outcome.DEFENDERS_UP, 6),
-        ),
-        passing_ace=PassingAce.WIN_MATCH,
-    ),
-    reconstructed=(),
-)
-
-ANHUI = dataclasses.replace(
-    CLASSIC,
-    id="anhui",
-    name="安徽炒地皮",
-    throw=ThrowRule(penalty_per_card=10, penalty_basis=PenaltyBasis.FORCED_UNIT),
-    kitty=KittyRule(single=2, pair=4, tractor=8, tractor_per_pair=False, throw=0),
-    level=LevelRule(
-        bands=(
-            _band(0, 0, Outcome.DEALER_UP, 8),
-            LevelBand(5, 75, Outcome.DEALER_UP, 0, anchor=80, direction=-1, step=10),
-            _band(80, 85, Outcome.SWAP),
-            LevelBand(90, None, Outcome.DEFENDERS_UP, 0, anchor=80, direction=1, step=10),
-        ),
-        passing_ace=PassingAce.WIN_MATCH,
-        must_play=("J", "A"),
-        next_dealer=NextDealer.BY_DECLARATION,
-    ),
-    bidding=BiddingRule(
-        ladder=_PAIR_LADDER,
-        overcall_bids=_LEVEL_PAIRS,  # 只能使用级牌来反主
-        chao_di_bids=(*_LEVEL_PAIRS, "2:LJ", "2:BJ"),  # 任意主牌对; joker pairs 炒 only
-        lock=False,
-        big_joker_trump=JokerTrump.NO_TRUMP,
-        little_joker_trump=JokerTrump.NO_TRUMP,
-        first_hand_dealer=FirstHandDealer.BID_WINNER,
-        chao_di_first_hand=True,  # 炒底牌不限次数: the text limits it to no hand
-        chao_di_requires_higher=False,  # 炒底牌不限次数, any trump pair
-        fallback_first_hand=TrumpFallback.FLIP_KITTY,
-        fallback_later_hands=TrumpFallback.FLIP_KITTY,
-    ),
-    reconstructed=("level.bands",),
-)
-
-CHANGSHU = Ruleset(
-    id="changshu",
-    name="常熟炒地皮",
-    decks=3,
-    hand_size=39,
-    kitty_size=6,
-    order=OrderRule(
-        trump_tiers=(
-            "trump-suit-rank:5",
-            "BJ",
-            "LJ",
-            "card:SA",
-            "trump-level",
-            "other-level",
-            "trump-suit",
-        ),
-        tractor_links=(),
-    ),
-    throw=ThrowRule(penalty_per_card=0),
-    kitty=KittyRule(
-        single=2,
-        pair=2,
-        triple=2,
-        tractor=2,
-        tractor_per_pair=False,
-        throw=2,
-        last_trick_factor=2,
-    ),
-    level=LevelRule(
-        bands=(
-            _band(0, 0, Outcome.DEALER_WINS_MATCH),
-            LevelBand(5, 115, Outcome.DEALER_UP, 0, anchor=120, direction=-1, step=10),
-            _band(120, 125, Outcome.SWAP),
-            LevelBand(130, None, Outcome.DEFENDERS_UP, 0, anchor=120, direction=1, step=10),
-        ),
-        passing_ace=PassingAce.WIN_MATCH,
-    ),
-    bidding=BiddingRule(
-        ladder=_CHANGSHU_LADDER,
-        declare_bids=_CHANGSHU_LADDER,  # 叫主 follows the same ladder (叫主時，也遵循以上規則)
-        overcall_bids=_CHANGSHU_LADDER[1:],
-        chao_di_bids=_CHANGSHU_LADDER[1:],  # 至少要兩張級牌才能抄底 (or three jokers)
-        lock=False,
-        declarer_may_overcall=True,
-        big_joker_trump=JokerTrump.NO_TRUMP,
-        little_joker_trump=JokerTrump.NO_TRUMP,
-        first_hand_dealer=FirstHandDealer.BID_WINNER,
-        chao_di_first_hand=True,
-        fallback_first_hand=TrumpFallback.KITTY_FIRST_LEVEL,
-        fallback_later_hands=TrumpFallback.KITTY_FIRST_LEVEL,
-        overcall_adds_stake=True,
-    ),
-)
-
-BUILTIN: tuple[str, ...] = ("classic", "shuangsheng", "anhui", "changshu")
-"""The four rulesets read from the source texts (../shared/spec/RULES.md)."""
-
-PRESETS: dict[str, Ruleset] = {r.id: r for r in (CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU)}
-"""Every ruleset ``get_ruleset`` knows: the built-in four plus registered variants."""
-
 _SECTIONS: dict[str, type[Any]] = {
     "order": OrderRule,
     "throw": ThrowRule,
@@ -436,22 +261,6 @@ _SECTIONS: dict[str, type[Any]] = {
     "level": LevelRule,
     "bidding": BiddingRule,
 }
-
-
-def get_ruleset(ruleset_id: str) -> Ruleset:
-    """A preset by id (classic, shuangsheng, anhui, changshu) or a registered variant."""
-    try:
-        return PRESETS[ruleset_id]
-    except KeyError:
-        known = ", ".join(sorted(PRESETS))
-        raise RulesetError(f"unknown ruleset {ruleset_id!r}: expected one of {known}") from None
-
-
-def register(ruleset: Ruleset) -> Ruleset:
-    """Make a variant available to ``get_ruleset`` under its id."""
-    validate(ruleset)
-    PRESETS[ruleset.id] = ruleset
-    return ruleset
 
 
 OVERRIDE_INT_LIMIT = 1000
@@ -573,14 +382,14 @@ def _replace_section(section: Any, overrides: Mapping[str, Any], where: str) -> 
     return dataclasses.replace(section, **changes)
 
 
-def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Ruleset:
-    """A ruleset from a mapping: ``base`` (a preset id) plus field overrides."""
-    base = get_ruleset(str(data.get("base", data.get("id", "classic"))))
+def with_overrides(base: Ruleset, data: Mapping[str, Any], where: str = "ruleset") -> Ruleset:
+    """``base`` with the fields of ``data`` replaced (sections as tables), then validated.
+
+    A bad field raises ``RulesetError`` naming it by its path under ``where``.
+    """
     changes: dict[str, Any] = {}
     top_fields = {f.name: _annotation(f) for f in dataclasses.fields(Ruleset)}
     for key, value in data.items():
-        if key == "base":
-            continue
         if key in _SECTIONS:
             if not isinstance(value, Mapping):
                 raise RulesetError(f"{where}.{key}: expected a table of fields")
@@ -592,18 +401,6 @@ def ruleset_from_mapping(data: Mapping[str, Any], where: str = "ruleset") -> Rul
     result = dataclasses.replace(base, **changes)
     validate(result, where)
     return result
-
-
-def ruleset_from_text(text: str, filename: str) -> Ruleset:
-    """A ruleset from the text of a ``.toml`` or ``.json`` file (the name picks the reader)."""
-    try:
-        data = json.loads(text) if filename.endswith(".json") else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "JSON" if filename.endswith(".json") else "TOML"
-        raise RulesetError(f"{filename}: not valid {kind}: {exc}") from None
-    if not isinstance(data, dict):
-        raise RulesetError(f"{filename}: expected a table at the top")
-    return ruleset_from_mapping(data, filename)
 
 
 def validate(ruleset: Ruleset, where: str = "ruleset") -> None:

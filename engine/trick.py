@@ -8,13 +8,13 @@ strictly higher: among equal cards the first played wins. Under
 ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
 split canonically into the throw's units, and its single highest card decides.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_cards, HEARTS
 >>> from chaodipi.engine.units import Unit
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
->>> lead = parse_cards("C9 C9")
->>> trick_winner(ctx, (Unit(2, (lead[0],)),), [lead, parse_cards("H2 H3"), parse_cards("H2 H2")])
+>>> pair = (Unit(2, tuple(parse_cards("C9"))),)
+>>> trick_winner(ctx, pair, [parse_cards("H2 H3"), parse_cards("H2 H2"), parse_cards("CA CK")])
 2
 """
 
@@ -100,11 +100,10 @@ def _play_key(
     return best
 
 
-def _set_winner(ctx: TrumpContext, led: int, plays: Sequence[Sequence[int]]) -> int:
+def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]) -> int:
     # A single, pair or triple led (the common case): only copies of one card can win.
-    winner, best = 0, ctx.strength[plays[0][0]]
-    for i in range(1, len(plays)):
-        play = plays[i]
+    winner, best = 0, ctx.strength[lead.kinds[0]]
+    for i, play in enumerate(follows, 1):
         if not play:
             continue
         first = play[0]
@@ -115,13 +114,13 @@ def _set_winner(ctx: TrumpContext, led: int, plays: Sequence[Sequence[int]]) -> 
 
 
 def _highest_card_winner(
-    ctx: TrumpContext, led: int, lead_units: Sequence[Unit], plays: Sequence[Sequence[int]]
+    ctx: TrumpContext, led: int, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
 ) -> int:
     shapes = sorted(u.shape for u in lead_units)
     strength = ctx.strength
-    winner, best = 0, max(strength[k] for k in plays[0])
-    for i in range(1, len(plays)):
-        play = plays[i]
+    # A unit's top is its highest card: the lead's highest is the highest top.
+    winner, best = 0, max(strength[u.top] for u in lead_units)
+    for i, play in enumerate(follows, 1):
         suit = ctx.suit[play[0]] if play else -1
         if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
             continue
@@ -134,23 +133,23 @@ def _highest_card_winner(
 
 
 def trick_winner(
-    ctx: TrumpContext, lead_units: Sequence[Unit], plays: Sequence[Sequence[int]]
+    ctx: TrumpContext, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
 ) -> int:
-    """Index into ``plays`` of the winning play (R-WIN).
+    """Who wins the trick (R-WIN): 0 for the lead, ``i`` for ``follows[i - 1]``.
 
-    ``plays[0]`` is the lead as played (after a failed throw, the forced unit) and
-    ``lead_units`` its units; the follows come in play order.
+    ``lead_units`` are the lead's units as played (after a failed throw, the forced
+    unit); the follows come in play order.
     """
     led = ctx.suit[lead_units[0].top]
     if len(lead_units) == 1 and lead_units[0].length == 1:
-        return _set_winner(ctx, led, plays)
+        return _set_winner(ctx, led, lead_units[0], follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
-        return _highest_card_winner(ctx, led, lead_units, plays)
+        return _highest_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)
     order = sorted(shapes, key=_shape_order)
     winner, best = 0, _key(ctx, order, lead_units)
-    for i in range(1, len(plays)):
-        key = _play_key(ctx, led, shapes, order, plays[i])
+    for i, play in enumerate(follows, 1):
+        key = _play_key(ctx, led, shapes, order, play)
         if key is not None and key > best:  # strictly higher: the earlier equal card wins
             winner, best = i, key
     return winner

@@ -4,7 +4,7 @@ A ``Unit`` is ``width`` identical cards on each of ``length`` consecutive linked
 steps of one effective suit. A lead is split into units canonically (fewest
 units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own split.
 
->>> from chaodipi.engine.ruleset import CLASSIC
+>>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import parse_cards, CLUBS, rank_index
 >>> ctx = trump_context(CLASSIC, rank_index("6"), CLUBS)
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.engine.cards import label_cards
+from chaodipi.engine.cards import format_cards, label_cards
 from chaodipi.engine.order import TrumpContext
 
 HeldCounts = Sequence[int] | Mapping[int, int]
@@ -65,10 +65,21 @@ class Unit:
         return (self.width, len(self.kinds))
 
     def cards(self) -> list[int]:
+        """The unit's cards, low to high: ``width`` copies of each kind.
+
+        >>> from chaodipi.engine.cards import parse_cards
+        >>> tractor = Unit(2, tuple(parse_cards("C6 C7")))
+        >>> str(tractor), tractor.label(), tractor.name()
+        ('C6 C6 C7 C7', '♣6 ♣6 ♣7 ♣7', 'tractor of 2 pairs')
+        """
         return [k for k in self.kinds for _ in range(self.width)]
 
     def label(self) -> str:
+        """The unit's cards with suit symbols: ``♣6 ♣6 ♣7 ♣7``."""
         return label_cards(self.cards())
+
+    def __str__(self) -> str:
+        return format_cards(self.cards())
 
     def name(self) -> str:
         """The unit's kind in words: ``single``, ``pair``, ``triple``, ``tractor of 3 pairs``."""

@@ -8,8 +8,8 @@ Formats: ``text`` (our notation, docs/notation.md), ``pb`` (protobuf binary), ``
 >>> result.records[0].game.ruleset, result.errors
 ('classic', [])
 
-Every reader is pure; only ``load`` and ``write`` touch files. Importing this package
-registers the ``eighty`` and ``botzone`` ruleset variants.
+Every reader is pure; only ``load`` and ``write`` touch files. A foreign record names its
+program's preset (``eighty``, ``botzone``), which the engine knows like every other.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi.auditor.reading import load_json
-from chaodipi.importers import botzone, eighty, variants
+from chaodipi.importers import botzone, eighty
 from chaodipi.importers.notation import format_records, read_text
 from chaodipi.importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
 from chaodipi.importers.protobin import read_pb, write_pb
@@ -44,7 +44,6 @@ __all__ = [
     "dumps",
     "load",
     "load_bytes",
-    "variants",
     "write",
 ]
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chaodipi.auditor import audit_game, audit_match
-from chaodipi.auditor.audit import describe_position
+from chaodipi.auditor import audit_game, audit_match, describe_position
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.importers.notation import Anchor, format_game, format_match
 from chaodipi.v1 import audit_pb2, records_pb2

@@ -15,10 +15,10 @@ import json
 from pathlib import PurePath
 from typing import Any
 
+from chaodipi.engine.presets import BOTZONE
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
 from chaodipi.importers.protojson import json_values
-from chaodipi.importers.variants import BOTZONE
 from chaodipi.v1 import records_pb2
 
 _RANKS = "A23456789TJQK"  # cardscale, with "0" (ten) written T

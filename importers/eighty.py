@@ -4,7 +4,7 @@ Accepted input (docs/foreign-formats.md §1): the raw v2 object, its D1 ``gzip+b
 envelope, a ``completed_games`` row whose ``replay_json`` holds either, or an array / JSON
 Lines of those. The importer checks structure and card identity (ids 0–107, card objects that
 agree with their ids, draws that agree with the hands, one deal epoch); the rules of play are
-left to the audit under the ``eighty`` ruleset variant, so nothing is "fixed" here.
+left to the audit under the ``eighty`` preset, so nothing is "fixed" here.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chaodipi.engine.cards import RANK_LETTERS
+from chaodipi.engine.presets import EIGHTY
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
 from chaodipi.importers.protojson import json_values
-from chaodipi.importers.variants import EIGHTY, EIGHTY_GATES
 from chaodipi.v1 import records_pb2
 
 FORMAT = "eighty-completed-deal"
@@ -31,6 +31,8 @@ _SUITS = {
 _BID_CARDS = {1: 1, 2: 2, 3: 2, 4: 2}  # strength → number of cards shown
 _IGNORED_EVENTS = {"pass", "decision_applied", "dealing_complete", "rebel_choice"}
 _LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time a datetime holds
+EIGHTY_GATES = (2, 5, 10, 13)
+"""The program's default ``rules.gates`` (levels 2, 5, 10, K may not be skipped)."""
 
 
 def card_token(card_id: int) -> str:

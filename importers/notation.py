@@ -11,13 +11,16 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from chaodipi.auditor.wire import NOTATION_OUTCOMES, SUIT_TOKENS
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
 from chaodipi.importers.tokens import bad_token, card, rank
 from chaodipi.v1 import records_pb2
 
-SUIT_WORDS = {0: "-", 1: "S", 2: "H", 3: "C", 4: "D", 5: "NT"}
+SUIT_WORDS: dict[int, str] = {0: "-", **{int(k): v for k, v in SUIT_TOKENS.items()}}
+"""A suit as the notation writes it: its token (``S`` … ``NT``), or ``-`` when unset."""
 BID_WORDS = {0: "-", 1: "declare", 2: "lock", 3: "overcall", 4: "chaodi", 5: "flip"}
-OUTCOME_WORDS = {0: "-", 1: "D", 2: "swap", 3: "A", 4: "D-wins", 5: "A-wins"}
+OUTCOME_WORDS: dict[int, str] = {int(k): v for k, v in NOTATION_OUTCOMES.items()}
+"""A level outcome as the notation writes it (``D+2``: the word, then the levels)."""
 
 Anchor = tuple[str, int]
 """Where a comment goes in a written game: ``("header", 0)``, ``("deal", 0)``, ``("bid", i)``,

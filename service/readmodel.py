@@ -26,7 +26,7 @@ trump cards of every step and where each finding stands, in words.
 (False, True, 'D+5')
 >>> len(replay.message().report.steps) == len(replay.audit.steps)   # GetReplay's answer
 True
->>> from chaodipi.engine.ruleset import get_ruleset
+>>> from chaodipi.engine.presets import get_ruleset
 >>> replay.game.reaudit(get_ruleset("shuangsheng")).ruleset           # nothing is stored
 'shuangsheng'
 >>> [(row.player_id, row.games) for row in model.player_stats(StatsFilter(("li.wei",)))]
@@ -60,9 +60,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from chaodipi.auditor import CODES, audit_game
-from chaodipi.auditor.audit import describe_position, describe_result
-from chaodipi.auditor.reading import SUITS_BY_PROTO, Violation, resolve_ruleset
+from chaodipi.auditor import CODES, audit_game, describe_position, describe_result
+from chaodipi.auditor.reading import Violation, resolve_ruleset
+from chaodipi.auditor.wire import SUITS_BY_PROTO
 from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
 from chaodipi.engine.order import trump_context
 from chaodipi.engine.ruleset import Ruleset

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from chaodipi.auditor.faults import plant, plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.engine.presets import BUILTIN
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import ReadModel
 from chaodipi.v1 import records_pb2

@@ -16,10 +16,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
+from chaodipi.auditor.wire import short_level_result
 from chaodipi.service.audited import Audited, content_hash, fill_from_match, rejected_summary
 from chaodipi.service.db import SessionFactory
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
-from chaodipi.service.results import parse_played_at, seat_results, short_level_result, utcnow
+from chaodipi.service.results import parse_played_at, seat_rows, utcnow
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
@@ -163,26 +164,7 @@ def _game_rows(
             "level_result": short_level_result(computed.level_result),
         }
     )
-    for result in seat_results(computed):
-        rows.seats.append(
-            {
-                "game_id": game_id,
-                "player_id": seats[result.seat],
-                "seat": result.seat,
-                "side": result.side,
-                "tricks_won": result.tricks_won,
-                "points_taken": result.points_taken,
-                "throws_tried": result.throws_tried,
-                "throws_stood": result.throws_stood,
-                "throws_failed": result.throws_failed,
-                "kou_di_count": result.kou_di_count,
-                "kou_di_points": result.kou_di_points,
-                "levels_gained": result.levels_gained,
-                "levels_conceded": result.levels_conceded,
-                "won": result.won,
-                "level_after": result.level_after,
-            }
-        )
+    rows.seats.extend(seat_rows(computed, game_id, seats))
     rows.findings.extend(_finding_row(f, seats, game_id, match_id) for f in report.findings)
     return game_id
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.stepping import SEVERITIES
-from chaodipi.engine.ruleset import BUILTIN
+from chaodipi.engine.presets import BUILTIN
 from chaodipi.service.readmodel import FINDING_CODES, GameFilter
 
 PAGE_SIZE = 100

@@ -7,7 +7,7 @@ from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.cards import STYLE, legend_html
 from chaodipi.dashboard.render import finding_html, info_html, table_html
 from chaodipi.dashboard.stepping import ReplayView
-from chaodipi.engine.ruleset import BUILTIN, get_ruleset
+from chaodipi.engine.presets import BUILTIN, get_ruleset
 from chaodipi.service.readmodel import GameFilter
 
 st.html(STYLE)

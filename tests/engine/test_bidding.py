@@ -30,7 +30,8 @@ from chaodipi.engine.cards import (
     parse_cards,
     rank_index,
 )
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 
 SIX = rank_index("6")
 # Every seat holds every level card and both jokers twice (three times in changshu), so a
@@ -39,8 +40,8 @@ TWO_DECKS = parse_cards("S6 H6 C6 D6 LJ BJ") * 2
 THREE_DECKS = parse_cards("S6 H6 C6 D6 LJ BJ") * 3
 
 
-def bid(seat: int, kind: BidKind, tokens: str, **kw: object) -> Bid:
-    return Bid(seat, kind, tuple(parse_cards(tokens)), **kw)  # type: ignore[arg-type]
+def bid(seat: int, kind: BidKind, tokens: str, trump_choice: str | None = None) -> Bid:
+    return Bid.parse(seat, kind, tokens, trump=trump_choice)
 
 
 def hand_for(ruleset: Ruleset) -> list[int]:
@@ -49,12 +50,12 @@ def hand_for(ruleset: Ruleset) -> list[int]:
 
 def run(ruleset: Ruleset, state: BiddingState, *bids: Bid) -> BiddingState:
     for b in bids:
-        state = apply_bid(ruleset, state, b, hand=hand_for(ruleset))
+        state = apply_bid(ruleset, state, b, held=hand_for(ruleset))
     return state
 
 
 def reason(ruleset: Ruleset, state: BiddingState, b: Bid) -> str | None:
-    return check_bid(ruleset, state, b, hand=hand_for(ruleset))
+    return check_bid(ruleset, state, b, held=hand_for(ruleset))
 
 
 def first() -> BiddingState:
@@ -111,10 +112,10 @@ def test_r_bid_later_hand_declaration_keeps_the_dealer() -> None:
 def test_r_bid_card_must_be_drawn_before_it_is_shown() -> None:
     hand_in_draw_order = parse_cards("S2 S3 H6 C9")
     early = Bid(0, BidKind.DECLARE, (parse_card("H6"),), drawn_count=2)
-    why = check_bid(CLASSIC, first(), early, hand=hand_in_draw_order)
+    why = check_bid(CLASSIC, first(), early, held=hand_in_draw_order)
     assert why == "seat 0 shows ♥6 but holds 0 ♥6 among the 2 cards drawn by then"
     on_time = Bid(0, BidKind.DECLARE, (parse_card("H6"),), drawn_count=3)
-    state = apply_bid(CLASSIC, first(), on_time, hand=hand_in_draw_order)
+    state = apply_bid(CLASSIC, first(), on_time, held=hand_in_draw_order)
     assert state.draw_unchecked == 0
 
 
@@ -124,16 +125,16 @@ def test_r_bid_without_draw_order_the_check_is_counted_as_skipped() -> None:
 
 
 def test_r_bid_shown_cards_must_be_in_the_hand() -> None:
-    why = check_bid(CLASSIC, first(), bid(0, BidKind.DECLARE, "H6"), hand=parse_cards("S6"))
+    why = check_bid(CLASSIC, first(), bid(0, BidKind.DECLARE, "H6"), held=parse_cards("S6"))
     assert why == "seat 0 shows ♥6 but holds 0 ♥6 in the hand"
 
 
 def test_r_bid_a_card_used_to_declare_cannot_declare_again() -> None:
     # 亮过主的牌不能再次亮主
     hand = parse_cards("H6 H6")
-    state = apply_bid(ANHUI, first(), bid(0, BidKind.DECLARE, "H6"), hand=hand)
-    state = apply_bid(ANHUI, state, bid(1, BidKind.OVERCALL, "C6 C6"), hand=TWO_DECKS)
-    why = check_bid(ANHUI, state, bid(0, BidKind.OVERCALL, "H6 H6"), hand=hand)
+    state = apply_bid(ANHUI, first(), bid(0, BidKind.DECLARE, "H6"), held=hand)
+    state = apply_bid(ANHUI, state, bid(1, BidKind.OVERCALL, "C6 C6"), held=TWO_DECKS)
+    why = check_bid(ANHUI, state, bid(0, BidKind.OVERCALL, "H6 H6"), held=hand)
     assert why is not None and "亮过主的牌不能再次亮主" in why
 
 
@@ -160,8 +161,8 @@ def test_r_bid_lock_only_by_the_declarer_with_the_same_card() -> None:
 
 
 def test_r_bid_lock_needs_the_second_copy() -> None:
-    state = apply_bid(CLASSIC, first(), bid(0, BidKind.DECLARE, "H6"), hand=parse_cards("H6"))
-    why = check_bid(CLASSIC, state, bid(0, BidKind.LOCK, "H6"), hand=parse_cards("H6"))
+    state = apply_bid(CLASSIC, first(), bid(0, BidKind.DECLARE, "H6"), held=parse_cards("H6"))
+    why = check_bid(CLASSIC, state, bid(0, BidKind.LOCK, "H6"), held=parse_cards("H6"))
     assert why is not None and "shown in an earlier bid" in why
 
 
@@ -443,7 +444,7 @@ def test_r_bid_first_hand_without_declaration_is_unsupported(ruleset: Ruleset) -
 def flipped(ruleset: Ruleset, kitty: list[int], seats: list[int]) -> BiddingState:
     state = end_drawing(first())
     for seat, card in zip(seats, kitty, strict=False):
-        state = apply_bid(ruleset, state, Bid(seat, BidKind.KITTY_FLIP, (card,)), hand=())
+        state = apply_bid(ruleset, state, Bid(seat, BidKind.KITTY_FLIP, (card,)), held=())
     return state
 
 
@@ -472,7 +473,7 @@ def test_r_bid_anhui_later_hand_flip_deals_by_declaration() -> None:
     # 闲家翻到最大则"上放下打"，闲家下家的为庄家
     kitty = parse_cards("S6 H3 C9 D4 SK HQ C8 D7")
     state = end_drawing(start_bidding(SIX, first_hand=False, holding_team=0))
-    state = apply_bid(ANHUI, state, Bid(1, BidKind.KITTY_FLIP, (kitty[0],)), hand=())
+    state = apply_bid(ANHUI, state, Bid(1, BidKind.KITTY_FLIP, (kitty[0],)), held=())
     result = fallback_trump(ANHUI, kitty, SIX, first_hand=False, flips=state.flips)
     assert isinstance(result, FallbackResult)
     assert bury(state, fallback=result).dealer == 2

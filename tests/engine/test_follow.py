@@ -10,21 +10,23 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chaodipi.engine.cards import CLUBS, HEARTS, full_deck, parse_cards, rank_index, to_counts
-from chaodipi.engine.follow import FollowProblem, check_follow, legal_follow
+from chaodipi.engine.cards import CLUBS, HEARTS, Cards, Hand, full_deck, parse_cards, rank_index
+from chaodipi.engine.follow import check_follow, legal_follow
 from chaodipi.engine.lead import lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.units import Unit, units_containing_lowest
+from chaodipi.engine.verdict import Verdict
 
 LEVEL2 = rank_index("2")
 CTX = trump_context(CLASSIC, LEVEL2, CLUBS)
 CS = trump_context(CHANGSHU, rank_index("6"), CLUBS)
 
 
-def follow(ctx: TrumpContext, lead: str, hand: str, play: str) -> FollowProblem | None:
+def follow(ctx: TrumpContext, lead: str, hand: str, play: str) -> Verdict | None:
     units = lead_units(ctx, parse_cards(lead))
-    return check_follow(ctx, units, to_counts(parse_cards(hand)), parse_cards(play))
+    return check_follow(ctx, units, Hand(hand), parse_cards(play))
 
 
 def legal(ctx: TrumpContext, lead: str, hand: str, play: str) -> bool:
@@ -34,7 +36,7 @@ def legal(ctx: TrumpContext, lead: str, hand: str, play: str) -> bool:
 def test_r_follow_suit_revoke_message() -> None:
     problem = follow(CTX, "HK HK", "H3 H5 H9 S4 S7", "H3 S4")
     assert problem is not None and problem.code == "FOLLOW_REVOKE"
-    assert problem.message == "held 3 ♥ but played 1 ♥ and 1 ♠ to a led pair of ♥"
+    assert problem.reason == "held 3 ♥ but played 1 ♥ and 1 ♠ to a led pair of ♥"
     assert follow(CTX, "HK HK", "H3 H5 H9 S4 S7", " ".join(["H3", "H5"])) is None
     assert problem.alternative == tuple(parse_cards("H3 H9"))
 
@@ -42,7 +44,7 @@ def test_r_follow_suit_revoke_message() -> None:
 def test_r_follow_suit_trumps_led() -> None:
     problem = follow(CTX, "C9", "C3 BJ H2 SA", "SA")
     assert problem is not None and problem.code == "FOLLOW_REVOKE"
-    assert problem.message == "held 3 trumps but played 0 trumps and 1 ♠ to a led single of trumps"
+    assert problem.reason == "held 3 trumps but played 0 trumps and 1 ♠ to a led single of trumps"
 
 
 def test_r_follow_suit_short_plays_all_then_anything() -> None:
@@ -68,9 +70,7 @@ def test_r_follow_shape_pair_example() -> None:
     problem = follow(CTX, "DK DK", "DQ DQ D7 H4", "DQ D7")
     assert problem is not None
     assert follow(trump_context(CLASSIC, LEVEL2, HEARTS), "CK CK", "CQ CQ C7", "CQ C7") == (
-        FollowProblem(
-            "FOLLOW_SHAPE", "held ♣Q ♣Q but played ♣Q ♣7 to a led pair", tuple(parse_cards("CQ CQ"))
-        )
+        Verdict("FOLLOW_SHAPE", "held ♣Q ♣Q but played ♣Q ♣7 to a led pair", Cards("CQ CQ"))
     )
     assert legal(CTX, "SK SK", "SQ SQ S7 H4", "SQ SQ")
     assert legal(CTX, "SK SK", "SQ S8 S7 H4", "S8 S7")
@@ -82,13 +82,11 @@ def test_r_follow_shape_tractor_then_pairs_then_singles() -> None:
     assert legal(CTX, lead, hand, "S3 S3 S4 S4")
     problem = follow(CTX, lead, hand, "S3 S3 S7 S7")
     assert problem is not None and problem.code == "FOLLOW_SHAPE"
-    assert problem.message == (
-        "held ♠3 ♠3 ♠4 ♠4 but played ♠3 ♠3 ♠7 ♠7 to a led tractor of 2 pairs"
-    )
+    assert problem.reason == ("held ♠3 ♠3 ♠4 ♠4 but played ♠3 ♠3 ♠7 ♠7 to a led tractor of 2 pairs")
     # No tractor: two pairs; one pair: the pair and singles.
     assert legal(CTX, lead, "S3 S3 S7 S7 SA SK", "S3 S3 S7 S7")
     problem = follow(CTX, lead, "S3 S3 S7 S7 SA SK", "S3 S3 SA SK")
-    assert problem is not None and problem.message.startswith("held ♠3 ♠3, ♠7 ♠7 but played")
+    assert problem is not None and problem.reason.startswith("held ♠3 ♠3, ♠7 ♠7 but played")
     assert legal(CTX, lead, "S3 S3 S7 SA SK", "S3 S3 S7 SA")
     assert not legal(CTX, lead, "S3 S3 S7 SA SK", "S3 S7 SA SK")
 
@@ -145,7 +143,7 @@ def test_r_follow_cs_triple_led() -> None:
 def test_r_follow_cs_pair_inside_a_triple_counts_as_a_pair() -> None:
     problem = follow(CS, "S9 S9", "S3 S3 S3 S7", "S3 S7")
     assert problem is not None and problem.code == "FOLLOW_SHAPE"
-    assert problem.message == "held ♠3 ♠3 but played ♠3 ♠7 to a led pair"
+    assert problem.reason == "held ♠3 ♠3 but played ♠3 ♠7 to a led pair"
     assert legal(CS, "S9 S9", "S3 S3 S3 S7", "S3 S3")
 
 
@@ -199,18 +197,18 @@ def test_r_follow_shape_a_legal_follow_always_exists(
     for seat in range(4):
         if seat == leader:
             continue
-        counts = to_counts(table[seat])
-        play = legal_follow(ctx, units, counts)
+        hand = Hand(table[seat])
+        play = legal_follow(ctx, units, hand)
         assert len(play) == size
-        assert all(play.count(k) <= counts[k] for k in play)
-        assert check_follow(ctx, units, counts, play) is None
-        assert check_follow(ctx, units, counts, play[::-1]) is None
+        assert all(play.count(k) <= hand.count(k) for k in play)
+        assert check_follow(ctx, units, hand, play) is None
+        assert check_follow(ctx, units, hand, play[::-1]) is None
         # Any play: never raises, and a problem's alternative is legal.
         other = rng.sample(table[seat], size)
-        problem = check_follow(ctx, units, counts, other)
+        problem = check_follow(ctx, units, hand, other)
         if problem is not None:
             assert problem.code in ("FOLLOW_REVOKE", "FOLLOW_SHAPE")
-            assert check_follow(ctx, units, counts, problem.alternative) is None
+            assert check_follow(ctx, units, hand, problem.alternative) is None
 
 
 def _cuttings(ctx: TrumpContext, cards: tuple[int, ...], width: int) -> list[list[Unit]]:
@@ -291,12 +289,12 @@ def test_r_follow_shape_agrees_with_brute_force(seed: int, ruleset: Ruleset, sho
     units = lead_units(ctx, lead_cards)
     size = len(lead_cards)
     shapes = [u.shape for u in units]
-    counts = to_counts(hand_cards)
+    held = Hand(hand_cards)
     plays = {tuple(sorted(c)) for c in combinations(hand_cards, size)}
     scores = {p: _brute_score(ctx, shapes, p, ruleset.decks) for p in plays}
     top = max(scores.values())
     for play, score in scores.items():
-        assert (check_follow(ctx, units, counts, play) is None) == (score == top), (
+        assert (check_follow(ctx, units, held, play) is None) == (score == top), (
             [u.label() for u in units],
             play,
             score,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chaodipi.engine.cards import HEARTS, parse_cards, rank_index
 from chaodipi.engine.lead import check_lead, describe_lead, lead_units
 from chaodipi.engine.order import trump_context
-from chaodipi.engine.ruleset import CHANGSHU, CLASSIC
+from chaodipi.engine.presets import CHANGSHU, CLASSIC
 
 LEVEL6 = rank_index("6")
 CTX = trump_context(CLASSIC, LEVEL6, HEARTS)
@@ -21,7 +21,7 @@ def test_r_lead_mixed_suits_names_the_suits() -> None:
     problem = check_lead(CTX, parse_cards("C5 HA"))
     assert problem is not None
     assert problem.code == "LEAD_MIXED_SUITS"
-    assert "♣ (♣5)" in problem.message and "trumps (♥A)" in problem.message
+    assert "♣ (♣5)" in problem.reason and "trumps (♥A)" in problem.reason
 
 
 def test_r_lead_level_cards_and_jokers_lead_with_the_trump_suit() -> None:
@@ -48,16 +48,16 @@ def test_r_unit_split_declared_split_must_be_the_lead() -> None:
     cards = parse_cards("CA CK CK")
     problem = check_lead(CTX, cards, [parse_cards("CA CA"), parse_cards("CK")])
     assert problem is not None and problem.code == "SPLIT_INVALID"
-    assert "is not the lead" in problem.message
+    assert "is not the lead" in problem.reason
 
 
 def test_r_unit_split_declared_parts_must_be_units() -> None:
     cards = parse_cards("CA CK CK")
     problem = check_lead(CTX, cards, [parse_cards("CA CK"), parse_cards("CK")])
     assert problem is not None and problem.code == "SPLIT_INVALID"
-    assert "♣A ♣K is not a unit" in problem.message
+    assert "♣A ♣K is not a unit" in problem.reason
     problem = check_lead(CTX, parse_cards("C9 C9 CJ CJ"), [parse_cards("C9 C9 CJ CJ")])
-    assert problem is not None and "♣9 ♣9 and ♣J ♣J are not adjacent" in problem.message
+    assert problem is not None and "♣9 ♣9 and ♣J ♣J are not adjacent" in problem.reason
 
 
 def test_r_unit_split_declared_split_may_not_add_units() -> None:
@@ -65,7 +65,7 @@ def test_r_unit_split_declared_split_may_not_add_units() -> None:
     declared = [parse_cards("CA CA"), parse_cards("CK CK")]
     problem = check_lead(CTX, cards, declared)
     assert problem is not None and problem.code == "SPLIT_INVALID"
-    assert "2 units where 1 suffice" in problem.message
+    assert "2 units where 1 suffice" in problem.reason
     assert [u.shape for u in lead_units(CTX, cards, declared)] == [(2, 2)]
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from chaodipi.engine.cards import rank_index
 from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Outcome, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Outcome, Ruleset
 
 D, SWAP, A, WIN = (
     Outcome.DEALER_UP,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from chaodipi.engine.cards import CLUBS, HEARTS, KINDS, SPADES, parse_card, rank_index
 from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
 
 
 def order_of(ctx: TrumpContext, tokens: str) -> list[int]:

@@ -10,19 +10,21 @@ from pathlib import Path
 import pytest
 
 import chaodipi.engine.ruleset as ruleset_module
-from chaodipi.engine.ruleset import (
+from chaodipi.engine.presets import (
     ANHUI,
     CHANGSHU,
     CLASSIC,
     PRESETS,
     SHUANGSHENG,
+    ruleset_from_mapping,
+    ruleset_from_text,
+)
+from chaodipi.engine.ruleset import (
     JokerTrump,
     LevelBand,
     PassingAce,
     Ruleset,
     RulesetError,
-    ruleset_from_mapping,
-    ruleset_from_text,
     validate,
 )
 
@@ -30,6 +32,12 @@ from chaodipi.engine.ruleset import (
 @pytest.mark.parametrize("ruleset", list(PRESETS.values()), ids=list(PRESETS))
 def test_ruleset_every_preset_validates(ruleset: Ruleset) -> None:
     validate(ruleset)
+
+
+def test_ruleset_presets_are_known_and_read_only() -> None:
+    assert set(PRESETS) == {"classic", "shuangsheng", "anhui", "changshu", "eighty", "botzone"}
+    with pytest.raises(TypeError):
+        PRESETS["house"] = CLASSIC  # type: ignore[index]
 
 
 def test_r_level_reconstructed_tables_are_marked() -> None:

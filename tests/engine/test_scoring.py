@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chaodipi.engine.cards import parse_card, parse_cards
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,
@@ -52,40 +53,36 @@ TRIPLE = unit(3, "SK")
 def test_r_kitty_multiplier_by_lead_format(
     ruleset: Ruleset, units: list[Unit], expected: int
 ) -> None:
-    assert kitty_multiplier(ruleset, units, throw_stood=False) == expected
+    assert kitty_multiplier(ruleset, units) == expected
 
 
 def test_r_kitty_classic_throw_counts_its_largest_unit_only() -> None:
     # 若甩牌时有两对或者两个连对时，仅按照一对或者连对数最多的连对计算，不进行累加。
-    assert kitty_multiplier(CLASSIC, [PAIR, unit(2, "SQ")], throw_stood=True) == 4
-    assert kitty_multiplier(CLASSIC, [TRACTOR_3, TRACTOR_2, SINGLE], throw_stood=True) == 12
-    assert kitty_multiplier(CLASSIC, [PAIR, SINGLE], throw_stood=True) == 4
+    assert kitty_multiplier(CLASSIC, [PAIR, unit(2, "SQ")]) == 4
+    assert kitty_multiplier(CLASSIC, [TRACTOR_3, TRACTOR_2, SINGLE]) == 12
+    assert kitty_multiplier(CLASSIC, [PAIR, SINGLE]) == 4
 
 
 def test_r_kitty_shuangsheng_any_throw_is_times_two() -> None:
-    assert kitty_multiplier(SHUANGSHENG, [TRACTOR_3, SINGLE], throw_stood=True) == 2
+    assert kitty_multiplier(SHUANGSHENG, [TRACTOR_3, SINGLE]) == 2
 
 
 def test_r_kitty_anhui_throw_counts_its_largest_unit() -> None:
-    assert kitty_multiplier(ANHUI, [TRACTOR_2, PAIR], throw_stood=True) == 8
+    assert kitty_multiplier(ANHUI, [TRACTOR_2, PAIR]) == 8
 
 
 def test_r_kitty_changshu_throw_is_times_two() -> None:
-    assert kitty_multiplier(CHANGSHU, [TRIPLE, PAIR], throw_stood=True) == 2
+    assert kitty_multiplier(CHANGSHU, [TRIPLE, PAIR]) == 2
 
 
 def test_r_kitty_failed_throw_uses_the_forced_unit() -> None:
     # The caller passes the forced unit alone: a forced pair in shuangsheng is ×4, not ×2.
-    assert kitty_multiplier(SHUANGSHENG, [PAIR], throw_stood=False) == 4
+    assert kitty_multiplier(SHUANGSHENG, [PAIR]) == 4
 
 
-def test_r_kitty_throw_flag_must_fit_the_units() -> None:
-    with pytest.raises(ValueError, match="throw_stood"):
-        kitty_multiplier(CLASSIC, [PAIR, SINGLE], throw_stood=False)
-    with pytest.raises(ValueError, match="throw_stood"):
-        kitty_multiplier(CLASSIC, [PAIR], throw_stood=True)
+def test_r_kitty_a_lead_without_units_is_refused() -> None:
     with pytest.raises(ValueError, match="no units"):
-        kitty_multiplier(CLASSIC, [], throw_stood=False)
+        kitty_multiplier(CLASSIC, [])
 
 
 def test_r_kitty_bonus_multiplies_the_kitty_points() -> None:
@@ -123,7 +120,6 @@ def test_r_score_defenders_win_last_trick() -> None:
         defenders_won_last_trick=True,
         kitty_cards=parse_cards("S5 SK D2 D3 D4 D6"),
         last_lead_units=[unit(2, "H9")],
-        throw_stood=False,
         last_trick_cards=parse_cards("H9 H9 HK HK H5 H5 C2 C2"),
         penalty_effects=[penalty_effect(10, thrower_on_dealer_side=True)],
     )
@@ -138,7 +134,6 @@ def test_r_score_no_kitty_when_the_dealer_side_wins_last_trick() -> None:
         defenders_won_last_trick=False,
         kitty_cards=[parse_card("SK")] * 8,
         last_lead_units=[PAIR],
-        throw_stood=False,
         last_trick_cards=parse_cards("SK SK"),
     )
     assert score == HandScore(trick_points=55)

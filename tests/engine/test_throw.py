@@ -8,33 +8,34 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chaodipi.engine.cards import HEARTS, full_deck, parse_cards, rank_index, to_counts
+from chaodipi.engine.cards import HEARTS, Hand, full_deck, parse_cards, rank_index
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.units import canonical_split
 
 LEVEL2 = rank_index("2")
 CTX = trump_context(CLASSIC, LEVEL2, HEARTS)
 
 
-def hands(*seats: str) -> list[list[int]]:
-    return [to_counts(parse_cards(tokens)) for tokens in seats]
+def hands(*seats: str) -> list[Hand]:
+    return [Hand(tokens) for tokens in seats]
 
 
 def test_r_throw_check_classic_three_top_singles_stand() -> None:
     # 外面已打出梅花对A、梅花对K、梅花Q、梅花J、梅花10: ♣10 ♣J ♣Q may go together.
     table = hands("C10 CJ CQ S3", "C9 C9 C8 S4", "C7 C7 C3 S5", "C6 C5 C4 S6")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("C10 CJ CQ"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("C10 CJ CQ"), table)
     assert verdict.is_throw and verdict.stands
     assert (verdict.beaten, verdict.forced, verdict.penalty) == ((), None, 0)
-    assert "stands" in verdict.message
+    assert "stands" in verdict.reason
 
 
 def test_r_throw_check_classic_king_and_jack_pair_stand() -> None:
     # 梅花K一张、梅花对J, 外面已打出梅花对A、梅花对Q: the other ♣K is only equal.
     table = hands("CK CJ CJ", "CK C10 C10", "C9 C9", "C8 C8 C3")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("CK CJ CJ"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("CK CJ CJ"), table)
     assert verdict.stands
 
 
@@ -44,7 +45,7 @@ def test_r_throw_check_partner_counts_and_penalty_per_ruleset() -> None:
     expected = {CLASSIC: 30, ANHUI: 20, SHUANGSHENG: 0, CHANGSHU: 0}
     for ruleset, penalty in expected.items():
         ctx = trump_context(ruleset, LEVEL2, HEARTS)
-        verdict = check_throw(ctx, ruleset, 0, cards, table)
+        verdict = check_throw(ctx, ruleset.throw, 0, cards, table)
         assert not verdict.stands
         assert [(b.unit.label(), b.seat, b.by.label()) for b in verdict.beaten] == [
             ("♣J ♣J", 2, "♣Q ♣Q")
@@ -56,21 +57,21 @@ def test_r_throw_check_partner_counts_and_penalty_per_ruleset() -> None:
 def test_r_throw_penalty_messages() -> None:
     table = hands("CK CJ CJ", "C10 C10", "CQ CQ", "C3")
     cards = parse_cards("CK CJ CJ")
-    classic = check_throw(CTX, CLASSIC, 0, cards, table)
-    assert classic.message == (
+    classic = check_throw(CTX, CLASSIC.throw, 0, cards, table)
+    assert classic.reason == (
         "♣K ♣J ♣J thrown by seat 0 fails: seat 2 holds ♣Q ♣Q over ♣J ♣J; forced ♣J ♣J; "
         "penalty 30 points"
     )
     ctx = trump_context(SHUANGSHENG, LEVEL2, HEARTS)
-    stake = check_throw(ctx, SHUANGSHENG, 0, cards, table)
-    assert stake.penalty == 0 and "half the table stake (底金) is charged" in stake.message
+    stake = check_throw(ctx, SHUANGSHENG.throw, 0, cards, table)
+    assert stake.penalty == 0 and "half the table stake (底金) is charged" in stake.reason
 
 
 def test_r_throw_check_cs_message_example() -> None:
     ctx = trump_context(CHANGSHU, rank_index("6"), HEARTS)
     table = hands("CK C3", "C2 C2", "CA CK CK C4", "CA CA C9")
-    verdict = check_throw(ctx, CHANGSHU, 2, parse_cards("CA CK CK"), table)
-    assert verdict.message == (
+    verdict = check_throw(ctx, CHANGSHU.throw, 2, parse_cards("CA CK CK"), table)
+    assert verdict.reason == (
         "♣A ♣K ♣K thrown by seat 2 fails: seat 3 holds ♣A ♣A over ♣K ♣K; forced ♣K ♣K"
     )
     assert verdict.penalty == 0
@@ -79,7 +80,7 @@ def test_r_throw_check_cs_message_example() -> None:
 def test_r_throw_check_cs_triple_beats_a_pair() -> None:
     ctx = trump_context(CHANGSHU, rank_index("6"), HEARTS)
     table = hands("CQ CJ CJ", "CK CK CK", "C3", "C4")
-    verdict = check_throw(ctx, CHANGSHU, 0, parse_cards("CQ CJ CJ"), table)
+    verdict = check_throw(ctx, CHANGSHU.throw, 0, parse_cards("CQ CJ CJ"), table)
     assert [(b.unit.label(), b.by.label()) for b in verdict.beaten] == [
         ("♣J ♣J", "♣K ♣K"),
         ("♣Q", "♣K"),
@@ -89,7 +90,7 @@ def test_r_throw_check_cs_triple_beats_a_pair() -> None:
 
 def test_r_throw_check_longer_tractor_contains_a_higher_one() -> None:
     table = hands("C5 C5 C6 C6 CA", "S3", "S4", "C8 C8 C9 C9 C10 C10")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("C5 C5 C6 C6 CA"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("C5 C5 C6 C6 CA"), table)
     assert [(b.seat, b.by.label()) for b in verdict.beaten] == [(3, "♣9 ♣9 ♣10 ♣10")]
     assert verdict.forced is not None and verdict.forced.shape == (2, 2)
     assert verdict.penalty == 50
@@ -97,19 +98,19 @@ def test_r_throw_check_longer_tractor_contains_a_higher_one() -> None:
 
 def test_r_throw_check_trumping_is_not_considered() -> None:
     table = hands("CA CK", "H3 H3 BJ", "S3", "C3")
-    assert check_throw(CTX, CLASSIC, 0, parse_cards("CA CK"), table).stands
+    assert check_throw(CTX, CLASSIC.throw, 0, parse_cards("CA CK"), table).stands
 
 
 def test_r_throw_check_one_unit_is_no_throw() -> None:
     table = hands("CK CK", "CA CA", "S3", "S4")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("CK CK"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("CK CK"), table)
     assert not verdict.is_throw and verdict.stands and verdict.penalty == 0
 
 
 def test_r_throw_force_smallest_fewest_cards_then_lowest() -> None:
     # Beaten: ♣J ♣J (by seat 1) and ♣8 ♣8 (seats 1 and 3): the lower pair is forced.
     table = hands("CJ CJ C8 C8", "CQ CQ", "S3", "C10 C10")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("CJ CJ C8 C8"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("CJ CJ C8 C8"), table)
     assert [(b.unit.label(), b.seat) for b in verdict.beaten] == [
         ("♣J ♣J", 1),
         ("♣8 ♣8", 1),
@@ -118,7 +119,7 @@ def test_r_throw_force_smallest_fewest_cards_then_lowest() -> None:
     assert verdict.forced is not None and verdict.forced.label() == "♣8 ♣8"
     # A beaten single is forced before a beaten pair.
     table = hands("CJ CJ C9", "CQ CQ C10", "S3", "S4")
-    verdict = check_throw(CTX, CLASSIC, 0, parse_cards("CJ CJ C9"), table)
+    verdict = check_throw(CTX, CLASSIC.throw, 0, parse_cards("CJ CJ C9"), table)
     assert verdict.forced is not None and verdict.forced.label() == "♣9"
 
 
@@ -149,11 +150,11 @@ def test_r_throw_check_agrees_with_brute_force(seed: int, ruleset: Ruleset) -> N
     deck = [k for k in full_deck(ruleset.decks) if ctx.suit[k] == suit]
     rng.shuffle(deck)
     size = min(6, len(deck) // 4)
-    table = [to_counts(deck[i * size : (i + 1) * size]) for i in range(4)]
+    table = [Hand(deck[i * size : (i + 1) * size]) for i in range(4)]
     leader = rng.randrange(4)
-    mine = [k for k in range(54) for _ in range(table[leader][k])]
+    mine = list(table[leader])
     cards = rng.sample(mine, rng.randint(2, len(mine)))
-    verdict = check_throw(ctx, ruleset, leader, cards, table)
+    verdict = check_throw(ctx, ruleset.throw, leader, cards, table)
     assert verdict.units == lead_units(ctx, cards)
     found = {(b.unit, b.seat): ctx.strength[b.by.top] for b in verdict.beaten}
     if not verdict.is_throw:
@@ -162,6 +163,6 @@ def test_r_throw_check_agrees_with_brute_force(seed: int, ruleset: Ruleset) -> N
         for seat in range(4):
             if seat == leader:
                 continue
-            expected = _brute_beaters(ctx, table[seat], unit.shape, unit.top)
+            expected = _brute_beaters(ctx, table[seat].counts, unit.shape, unit.top)
             assert found.get((unit, seat), -1) == expected
     assert verdict.stands == (not found)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chaodipi.engine.cards import CLUBS, HEARTS, parse_cards, rank_index
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import ANHUI, CHANGSHU, CLASSIC
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC
 from chaodipi.engine.units import Unit, canonical_split
 
 

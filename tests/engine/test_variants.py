@@ -25,17 +25,20 @@ from chaodipi.engine.bidding import (
     fallback_trump,
     start_bidding,
 )
-from chaodipi.engine.cards import DIAMONDS, HEARTS, KINDS, parse_cards, rank_index, to_counts
+from chaodipi.engine.cards import DIAMONDS, HEARTS, KINDS, Hand, parse_cards, rank_index
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.level import level_result
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.ruleset import (
+from chaodipi.engine.presets import (
     ANHUI,
     CHANGSHU,
     CLASSIC,
     PRESETS,
     SHUANGSHENG,
+    ruleset_from_mapping,
+)
+from chaodipi.engine.ruleset import (
     BiddingRule,
     ForcedUnit,
     KittyRule,
@@ -45,7 +48,6 @@ from chaodipi.engine.ruleset import (
     RulesetError,
     ThrowCompare,
     TrumpFallback,
-    ruleset_from_mapping,
     validate,
 )
 from chaodipi.engine.scoring import kitty_multiplier
@@ -68,8 +70,8 @@ def order_variant(**fields: object) -> Ruleset:
     return variant(order=dataclasses.replace(CLASSIC.order, **fields))  # type: ignore[arg-type]
 
 
-def hands(*seats: str) -> list[list[int]]:
-    return [to_counts(parse_cards(tokens)) for tokens in seats]
+def hands(*seats: str) -> list[Hand]:
+    return [Hand(tokens) for tokens in seats]
 
 
 def labels(units: Sequence[Unit]) -> list[str]:
@@ -133,11 +135,11 @@ def test_variant_throw_force_lowest_top_even_when_not_beaten() -> None:
     table = hands("ST ST SQ", "SK S3", "S4", "S5")
     cards = parse_cards("ST ST SQ")
     ruleset = throw_variant(forced_unit=ForcedUnit.LOWEST_TOP, penalty_per_card=0)
-    verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset, 0, cards, table)
+    verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset.throw, 0, cards, table)
     assert labels([b.unit for b in verdict.beaten]) == ["♠Q"]
     assert verdict.forced is not None and verdict.forced.label() == "♠10 ♠10"
     assert verdict.penalty == 0
-    classic = check_throw(trump_context(CLASSIC, TWO, HEARTS), CLASSIC, 0, cards, table)
+    classic = check_throw(trump_context(CLASSIC, TWO, HEARTS), CLASSIC.throw, 0, cards, table)
     assert classic.forced is not None and classic.forced.label() == "♠Q"
 
 
@@ -146,7 +148,7 @@ def test_variant_throw_force_lowest_top_tie_takes_the_larger_unit() -> None:
     table = hands("S2 S2 C2", "H2", "S3", "S4")
     ruleset = throw_variant(forced_unit=ForcedUnit.LOWEST_TOP)
     ctx = trump_context(ruleset, TWO, HEARTS)
-    verdict = check_throw(ctx, ruleset, 0, parse_cards("S2 S2 C2"), table)
+    verdict = check_throw(ctx, ruleset.throw, 0, parse_cards("S2 S2 C2"), table)
     assert verdict.forced is not None and verdict.forced.label() == "♠2 ♠2"
 
 
@@ -157,7 +159,7 @@ def test_variant_throw_force_lowest_beaten_card_is_one_card() -> None:
     ruleset = throw_variant(
         forced_unit=ForcedUnit.LOWEST_BEATEN_CARD, penalty_basis=PenaltyBasis.BEATABLE_UNITS
     )
-    verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset, 0, cards, table)
+    verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset.throw, 0, cards, table)
     assert verdict.forced == Unit(1, tuple(parse_cards("S9")))
     assert verdict.penalty == 30
 
@@ -167,7 +169,7 @@ def test_variant_throw_force_lowest_beaten_card_of_a_tractor_is_its_lowest() -> 
     table = hands("S5 S5 S6 S6 SA", "S8 S8 S9 S9", "S3", "S4")
     ruleset = throw_variant(forced_unit=ForcedUnit.LOWEST_BEATEN_CARD)
     ctx = trump_context(ruleset, TWO, HEARTS)
-    verdict = check_throw(ctx, ruleset, 0, parse_cards("S5 S5 S6 S6 SA"), table)
+    verdict = check_throw(ctx, ruleset.throw, 0, parse_cards("S5 S5 S6 S6 SA"), table)
     assert verdict.forced == Unit(1, tuple(parse_cards("S5")))
 
 
@@ -178,7 +180,7 @@ def test_variant_penalty_beatable_units_counts_each_beaten_unit_once() -> None:
     due = {PenaltyBasis.BEATABLE_UNITS: 30, PenaltyBasis.ATTEMPT: 40, PenaltyBasis.FORCED_UNIT: 10}
     for basis, penalty in due.items():
         ruleset = throw_variant(penalty_basis=basis)
-        verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset, 0, cards, table)
+        verdict = check_throw(trump_context(ruleset, TWO, HEARTS), ruleset.throw, 0, cards, table)
         assert [b.seat for b in verdict.beaten] == [1, 3, 2]
         assert verdict.penalty == penalty, basis
 
@@ -209,14 +211,15 @@ def test_variant_kitty_per_card_and_throw_per_card(
     per_card_plain = variant(kitty=KittyRule(per_card=1))  # throws keep the shape table
     ctx = trump_context(CLASSIC, TWO, HEARTS)
     units = _units(ctx, lead)
-    assert kitty_multiplier(per_card_everywhere, units, throw_stood=stood) == eighty
-    assert kitty_multiplier(per_card_plain, units, throw_stood=stood) == botzone
+    assert (len(units) > 1) == stood  # a standing throw has several units
+    assert kitty_multiplier(per_card_everywhere, units) == eighty
+    assert kitty_multiplier(per_card_plain, units) == botzone
 
 
 def test_variant_kitty_flat_throw_wins_over_throw_per_card() -> None:
     rule = variant(kitty=KittyRule(throw=2, throw_per_card=2))
     units = _units(trump_context(CLASSIC, TWO, HEARTS), "S7 S7 S8 S8 SA")
-    assert kitty_multiplier(rule, units, throw_stood=True) == 2
+    assert kitty_multiplier(rule, units) == 2
 
 
 # --- following ----------------------------------------------------------------------------------
@@ -226,7 +229,7 @@ def test_variant_follow_no_tractor_duty_inside_a_throw() -> None:
     no_duty = trump_context(order_variant(throw_tractor_duty=False), TWO, HEARTS)
     duty = trump_context(CLASSIC, TWO, HEARTS)
     lead = _units(duty, "S5 S5 S6 S6 SA")
-    hand = to_counts(parse_cards("S8 S8 S9 S9 SJ SJ S3 D4"))
+    hand = Hand("S8 S8 S9 S9 SJ SJ S3 D4")
     pairs_only = parse_cards("S8 S8 SJ SJ S3")
     assert check_follow(no_duty, lead, hand, pairs_only) is None
     problem = check_follow(duty, lead, hand, pairs_only)
@@ -301,9 +304,9 @@ def test_variant_follow_matches_the_eighty_program(seed: int) -> None:
     hand = pool[: rng.randint(len(lead) + 1, 12)]
     hand.append(rng.choice([k for k in range(KINDS) if ctx.suit[k] != suit]))  # may revoke
     units = lead_units(ctx, lead)
-    counts = to_counts(hand)
+    held = Hand(hand)
     for play in {tuple(sorted(c)) for c in combinations(hand, len(lead))}:
-        ours = check_follow(ctx, units, counts, play) is None
+        ours = check_follow(ctx, units, held, play) is None
         assert ours == _eighty_follow_ok(ctx, lead, units, hand, play), (labels(units), play)
 
 
@@ -316,8 +319,8 @@ def test_variant_trick_throw_compared_by_highest_card() -> None:
     highest = trump_context(order_variant(throw_compare=ThrowCompare.HIGHEST_CARD), TWO, HEARTS)
     largest = trump_context(CLASSIC, TWO, HEARTS)
     lead = _units(largest, "SK SK SA")
-    assert trick_winner(largest, lead, plays) == 2  # the higher pair decides
-    assert trick_winner(highest, lead, plays) == 1  # the single highest card decides
+    assert trick_winner(largest, lead, plays[1:]) == 2  # the higher pair decides
+    assert trick_winner(highest, lead, plays[1:]) == 1  # the single highest card decides
 
 
 def test_variant_trick_throw_answer_must_split_like_the_throw() -> None:
@@ -326,11 +329,11 @@ def test_variant_trick_throw_answer_must_split_like_the_throw() -> None:
     highest = trump_context(order_variant(throw_compare=ThrowCompare.HIGHEST_CARD), TWO, HEARTS)
     largest = trump_context(CLASSIC, TWO, HEARTS)
     lead = _units(largest, "SQ SQ S9 S9")
-    assert trick_winner(largest, lead, plays) == 1
-    assert trick_winner(highest, lead, plays) == 0
+    assert trick_winner(largest, lead, plays[1:]) == 1
+    assert trick_winner(highest, lead, plays[1:]) == 0
     # A single unit led is compared as before.
     pair = [parse_cards(p) for p in ("S9 S9", "H3 H3", "H5 H5", "SA SA")]
-    assert trick_winner(highest, _units(largest, "S9 S9"), pair) == 2
+    assert trick_winner(highest, _units(largest, "S9 S9"), pair[1:]) == 2
 
 
 # --- bidding ------------------------------------------------------------------------------------
@@ -356,13 +359,13 @@ def test_variant_bid_max_overcalls_caps_the_snatches() -> None:
     )
     state = start_bidding(SIX, first_hand=True)
     for b in (bid(0, BidKind.DECLARE, "H6"), bid(1, BidKind.OVERCALL, "D6 D6")):
-        state = apply_bid(capped, state, b, hand=HAND)
+        state = apply_bid(capped, state, b, held=HAND)
     third = bid(2, BidKind.OVERCALL, "LJ LJ")
-    assert check_bid(capped, state, third, hand=HAND) == (
+    assert check_bid(capped, state, third, held=HAND) == (
         "variant allows 1 overcall(s) in a hand; 1 made already"
     )
     uncapped = variant(bidding=dataclasses.replace(capped.bidding, max_overcalls=None))
-    assert check_bid(uncapped, state, third, hand=HAND) is None
+    assert check_bid(uncapped, state, third, held=HAND) is None
 
 
 def test_variant_bid_lock_on_an_unranked_pair_ladder() -> None:
@@ -377,14 +380,14 @@ def test_variant_bid_lock_on_an_unranked_pair_ladder() -> None:
     )
     validate(rule)  # a lock needs each suit's pair on the ladder, or 2:*
     state = apply_bid(
-        rule, start_bidding(SIX, first_hand=True), bid(0, BidKind.DECLARE, "H6"), hand=HAND
+        rule, start_bidding(SIX, first_hand=True), bid(0, BidKind.DECLARE, "H6"), held=HAND
     )
-    assert check_bid(rule, state, bid(1, BidKind.OVERCALL, "S6 S6"), hand=HAND) is None
-    locked = apply_bid(rule, state, bid(0, BidKind.LOCK, "H6"), hand=HAND)
+    assert check_bid(rule, state, bid(1, BidKind.OVERCALL, "S6 S6"), held=HAND) is None
+    locked = apply_bid(rule, state, bid(0, BidKind.LOCK, "H6"), held=HAND)
     assert locked.standing is not None and locked.standing.entry == "2:*"
-    reason = check_bid(rule, locked, bid(1, BidKind.OVERCALL, "S6 S6"), hand=HAND)
+    reason = check_bid(rule, locked, bid(1, BidKind.OVERCALL, "S6 S6"), held=HAND)
     assert reason is not None and "not higher" in reason
-    assert check_bid(rule, locked, bid(1, BidKind.OVERCALL, "LJ LJ"), hand=HAND) is None
+    assert check_bid(rule, locked, bid(1, BidKind.OVERCALL, "LJ LJ"), held=HAND) is None
 
 
 KITTY = parse_cards("S3 H4 C5 D6 S7 H8 C9 DT")

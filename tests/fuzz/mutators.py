@@ -28,7 +28,8 @@ from google.protobuf.message import Message
 
 from chaodipi.auditor.reading import MAX_HANDS
 from chaodipi.engine.cards import KINDS, RANK_LETTERS, card_token
-from chaodipi.engine.ruleset import PRESETS, Ruleset, get_ruleset
+from chaodipi.engine.presets import PRESETS, get_ruleset
+from chaodipi.engine.ruleset import Ruleset
 from chaodipi.v1 import records_pb2
 from tests.auditor.conftest import RULESETS, hand, match
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from chaodipi.auditor import CODES, audit_game, audit_match
-from chaodipi.engine.ruleset import get_ruleset
+from chaodipi.engine.presets import get_ruleset
 from chaodipi.importers import ImportFailed, ImportProblem, ImportResult, dumps, load_bytes
 from chaodipi.importers.annotate import export_text
 from chaodipi.importers.notation import format_records, read_text

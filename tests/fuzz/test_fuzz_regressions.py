@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from chaodipi.auditor import audit_game, audit_match
-from chaodipi.engine.ruleset import RulesetError, ruleset_from_mapping
+from chaodipi.engine.presets import ruleset_from_mapping
+from chaodipi.engine.ruleset import RulesetError
 from chaodipi.importers import ImportFailed, load_bytes
 from chaodipi.v1 import records_pb2
 from tests.auditor.conftest import hand, match

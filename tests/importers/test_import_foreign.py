@@ -181,7 +181,7 @@ def test_foreign_record_shows_what_differs_under_a_preset(
     name: str, ruleset: str, codes: set[str]
 ) -> None:
     auditor = pytest.importorskip("chaodipi.auditor")
-    from chaodipi.engine.ruleset import get_ruleset
+    from chaodipi.engine.presets import get_ruleset
 
     report = auditor.audit_game(_game(name), ruleset=get_ruleset(ruleset))
     assert {f.code for f in report.findings} == codes
@@ -190,7 +190,7 @@ def test_foreign_record_shows_what_differs_under_a_preset(
 @pytest.mark.parametrize("ruleset", ["classic", "shuangsheng", "anhui", "changshu"])
 def test_foreign_record_can_be_audited_under_our_rulesets(ruleset: str) -> None:
     auditor = pytest.importorskip("chaodipi.auditor")
-    from chaodipi.engine.ruleset import get_ruleset
+    from chaodipi.engine.presets import get_ruleset
 
     report = auditor.audit_game(_game("botzone/full-deal.json"), ruleset=get_ruleset(ruleset))
     assert report.ruleset == ruleset

@@ -10,7 +10,7 @@ import pytest
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.engine.ruleset import get_ruleset
+from chaodipi.engine.presets import get_ruleset
 from chaodipi.service.db import make_engine, session_factory
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.migrate import upgrade

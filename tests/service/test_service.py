@@ -18,7 +18,7 @@ from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.service.client import AuditClient, field_violations
 from chaodipi.service.keys import create_key
 from chaodipi.service.readmodel import ReadModel
-from chaodipi.service.results import seat_results
+from chaodipi.service.results import seat_rows
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 from tests.service.service_support import Service
 
@@ -167,16 +167,16 @@ def test_player_stats_are_the_sums_of_stored_results(client: AuditClient) -> Non
         if not seats:
             continue
         report = audit_game(hand)
-        result = seat_results(report.computed)[seats[0]]
+        result = seat_rows(report.computed)[seats[0]]
         totals.update(
             games=1,
-            tricks=result.tricks_won,
-            points=result.points_taken,
-            throws=result.throws_tried,
-            gained=result.levels_gained,
-            won=result.won or 0,
-            decided=result.won is not None,
-            dealer=result.side == "dealer",
+            tricks=result["tricks_won"],
+            points=result["points_taken"],
+            throws=result["throws_tried"],
+            gained=result["levels_gained"],
+            won=result["won"] or 0,
+            decided=result["won"] is not None,
+            dealer=result["side"] == "dealer",
         )
         breaches.update(
             f.code
@@ -254,15 +254,20 @@ def test_player_hands_are_the_stored_seat_rows(service: Service) -> None:
     for hand in match.hands:
         hand.players.extend(match.players)
         computed = audit_game(hand).computed
-        seat = seat_results(computed)[1]
+        seat = seat_rows(computed)[1]
         result = computed.level_result
         after = (
             result.dealer_team_level_after
-            if seat.side == "dealer"
+            if seat["side"] == "dealer"
             else result.defender_team_level_after
         )
         expected.append(
-            (seat.side, seat.points_taken, seat.levels_gained - seat.levels_conceded, after)
+            (
+                seat["side"],
+                seat["points_taken"],
+                seat["levels_gained"] - seat["levels_conceded"],
+                after,
+            )
         )
     got = [
         (r.side, r.points_taken, r.levels_gained - r.levels_conceded, r.level_after) for r in rows

@@ -1,0 +1,125 @@
+"""One hand being replayed: the record as read, where the cards are now, what is computed so far.
+
+The replay's steps (``deal``, ``bidding``, ``tricks``, ``scoring``, ``claims``) each read and
+change a ``HandState``; ``audit.replay_hand`` runs them in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chaodipi.auditor.findings import Findings
+from chaodipi.auditor.reading import ReadHand
+from chaodipi.auditor.wire import tokens
+from chaodipi.engine import Hand, Lead, Ruleset, Table, card_token, label_cards
+from chaodipi.v1 import audit_pb2
+
+
+class HandState:
+    """A hand in replay; ``findings`` grows as the steps go.
+
+    ``hands`` are the seats' cards as the record moves them; ``table`` is set once the
+    bidding has settled trump, with ``dealer``. ``last_lead`` is the lead format the kitty
+    counts (R-KITTY): after a failed throw the forced unit; None after a lead with no legal
+    shape. With ``want_steps`` the state after every step is kept in ``steps``.
+    """
+
+    read: ReadHand
+    ruleset: Ruleset
+    findings: Findings
+    notes: list[str]
+    hands: list[Hand]
+    kitty: list[int]
+    computed: audit_pb2.Computed
+    defenders_points: int
+    table: Table | None
+    dealer: int
+    last_lead: Lead | None
+    want_steps: bool
+    steps: list[audit_pb2.StepState]
+    current: list[tuple[int, list[int]]]
+    trick_index: int | None
+    play_index: int | None
+    _reported: int
+    _drawn: list[list[int]] | None
+
+    def __init__(self, read: ReadHand, *, steps: bool = False, hand_index: int | None = None):
+        self.read = read
+        self.ruleset = read.ruleset
+        self.findings = Findings(hand_index)
+        self.notes = []
+        self.hands = [Hand(cards) for cards in read.hands]
+        self.kitty = list(read.kitty)
+        self.computed = audit_pb2.Computed()
+        self.defenders_points = 0
+        self.table = None
+        self.dealer = 0
+        self.last_lead = None
+        self.want_steps = steps
+        self.steps = []
+        self.current = []
+        self.trick_index = None
+        self.play_index = None
+        self._reported = 0
+        self._drawn = None
+
+    def take(
+        self,
+        seat: int,
+        cards: Sequence[int],
+        phase: audit_pb2.Phase.ValueType,
+        what: str,
+        *,
+        trick: int | None = None,
+        play: int | None = None,
+        exchange_index: int | None = None,
+    ) -> None:
+        """Remove cards from a seat's hand; cards it does not hold are a finding and skipped."""
+        absent = self.hands[seat].remove(cards)
+        if absent:
+            self.findings.record(
+                "CARD_NOT_IN_HAND",
+                f"seat {seat} {what} {label_cards(absent)} without holding "
+                + ("it" if len(absent) == 1 else "them"),
+                phase,
+                seat=seat,
+                recorded=" ".join(tokens(absent)),
+                trick=trick,
+                play=play,
+                exchange_index=exchange_index,
+            )
+
+    def drawn_by_seat(self) -> list[list[int]]:
+        """Each seat's cards in the order drawn (the record gives the draw order)."""
+        if self._drawn is None:
+            drawn: list[list[int]] = [[], [], [], []]
+            for seat, kind in self.read.draw_sequence or ():
+                drawn[seat].append(kind)
+            self._drawn = drawn
+        return self._drawn
+
+    def snapshot(self, phase: audit_pb2.Phase.ValueType) -> None:
+        """Keep the state after a step, with the findings made at that step (``want_steps``)."""
+        if not self.want_steps:
+            return
+        state = audit_pb2.StepState(index=len(self.steps), phase=phase)
+        if self.trick_index is not None:
+            state.trick = self.trick_index
+        if self.play_index is not None:
+            state.play = self.play_index
+        for hand in self.hands:
+            state.hands.add().cards.extend(card_token(k) for k in self._in_order(hand))
+        for seat, cards in self.current:
+            state.current_trick.add(seat=seat, cards=tokens(cards))
+        state.defenders_points_so_far = self.defenders_points
+        state.kitty.extend(tokens(self.kitty))
+        state.trump.CopyFrom(self.computed.trump)
+        found = len(self.findings)
+        state.finding_indexes.extend(range(self._reported, found))
+        self._reported = found
+        self.steps.append(state)
+
+    def _in_order(self, hand: Hand) -> Sequence[int]:
+        # Before trump is known, kind order; then as the table orders them (trumps last).
+        cards = list(hand)
+        return cards if self.table is None else self.table.order(cards)

@@ -1,0 +1,359 @@
+"""Replaying the tricks: turns, leads and throws, follows, the winner and the trick's claims.
+
+Each trick is checked as the table played it (R-WIN, R-LEAD, R-THROW, R-FOLLOW) and then
+carried on with the cards as recorded, so later findings are still found. The hot path of
+the audit (about half its time): a single, pair or triple led takes its lead from the
+engine's cache, and a card played to a single is taken from the hand by its count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chaodipi.auditor.reading import ReadPlay, ReadTrick
+from chaodipi.auditor.state import HandState
+from chaodipi.auditor.wire import tokens
+from chaodipi.engine import (
+    POINTS,
+    Lead,
+    Table,
+    ThrowVerdict,
+    label_cards,
+    lead_of_one_kind,
+    penalty_effect,
+)
+from chaodipi.v1 import audit_pb2, records_pb2
+
+PLAY = audit_pb2.PHASE_PLAY
+SEAT_ORDER = [[(leader + p) % 4 for p in range(4)] for leader in range(4)]
+"""The seats in play order after each leader."""
+
+
+def play_tricks(replay: HandState) -> None:
+    """Replay every trick; each winner leads the next (the dealer leads the first)."""
+    table = replay.table
+    assert table is not None
+    expected_leader = replay.dealer
+    results = replay.computed.tricks
+    for t, trick in enumerate(replay.read.tricks):
+        replay.trick_index, replay.play_index = t, None
+        replay.current = []
+        leader = trick.leader
+        if leader != expected_leader:
+            replay.findings.record(
+                "OUT_OF_TURN",
+                f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
+                + ("deals and leads the first trick" if t == 0 else "won the last trick"),
+                PLAY,
+                seat=leader,
+                trick=t,
+                play=0,
+                expected=str(expected_leader),
+                recorded=str(leader),
+            )
+        result = results.add(leader=leader)
+        _play_trick(replay, table, t, trick, result)
+        expected_leader = result.winner
+    replay.trick_index = replay.play_index = None
+
+
+def _report_turns(replay: HandState, t: int, plays: Sequence[ReadPlay], leader: int) -> None:
+    """OUT_OF_TURN for every play of a trick not made by the seat whose turn it was."""
+    for p, play in enumerate(plays):
+        if play.seat != (leader + p) % 4:
+            replay.findings.record(
+                "OUT_OF_TURN",
+                f"play {p + 1} of trick {t + 1} was made by seat {play.seat}; "
+                f"seat {(leader + p) % 4} was to play",
+                PLAY,
+                seat=play.seat,
+                trick=t,
+                play=p,
+                expected=str((leader + p) % 4),
+                recorded=str(play.seat),
+            )
+
+
+def _play_trick(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
+) -> None:
+    plays = trick.plays
+    leader = trick.leader
+    findings = replay.findings
+    if [play.seat for play in plays] != SEAT_ORDER[leader][: len(plays)]:
+        _report_turns(replay, t, plays, leader)
+    if len(plays) != 4:
+        findings.record(
+            "WRONG_CARD_COUNT",
+            f"trick {t + 1} has {len(plays)} plays; every seat plays once",
+            PLAY,
+            trick=t,
+            expected="4",
+            recorded=str(len(plays)),
+        )
+    lead = plays[0]
+    answered = _check_lead(replay, table, t, trick, result)
+    steps = replay.want_steps
+    replay.play_index = 0
+    replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
+    if steps:
+        replay.current.append((lead.seat, lead.cards))
+        replay.snapshot(PLAY)
+    size = len(lead.cards)
+    hands = replay.hands
+    for p in range(1, len(plays)):
+        play = plays[p]
+        seat, cards = play.seat, play.cards
+        held = hands[seat]
+        counts = held.counts
+        replay.play_index = p
+        if len(cards) != size:
+            findings.record(
+                "WRONG_CARD_COUNT",
+                f"seat {seat} played {len(cards)} cards to a lead of {size}",
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=p,
+                expected=str(size),
+                recorded=str(len(cards)),
+            )
+        elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
+            # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
+            verdict = table.follow(held, answered, cards)
+            if verdict.code:
+                finding = findings.record(
+                    verdict.code,
+                    f"seat {seat} {verdict.reason}",
+                    PLAY,
+                    seat=seat,
+                    trick=t,
+                    play=p,
+                    recorded=" ".join(tokens(cards)),
+                )
+                finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
+        if size == 1 and len(cards) == 1 and counts[cards[0]]:
+            counts[cards[0]] -= 1
+        else:
+            replay.take(seat, cards, PLAY, "played", trick=t, play=p)
+        if steps:
+            replay.current.append((seat, cards))
+            replay.snapshot(PLAY)
+    _finish_trick(replay, table, t, trick, result, answered)
+
+
+def _check_lead(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
+) -> Lead | None:
+    """Check the lead (and a throw); the lead the follows answer, None when none can."""
+    lead = trick.plays[0]
+    seat = lead.seat
+    cards = lead.cards
+    findings = replay.findings
+    if cards and not lead.attempted and cards.count(cards[0]) == len(cards):
+        # One kind only (a single, pair or triple): one unit, never a throw.
+        replay.last_lead = lead_of_one_kind(cards[0], len(cards))
+        return replay.last_lead
+    replay.last_lead = None
+    attempt = lead.attempted or cards
+    split = trick.declared_split
+    verdict = table.check_lead(attempt, split)
+    if verdict.code == "SPLIT_INVALID":
+        findings.record(
+            "SPLIT_INVALID",
+            f"seat {seat}'s {verdict.reason}; the canonical split is used",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+        )
+        split = None
+    elif not verdict.legal:
+        findings.record(
+            "LEAD_MIXED_SUITS" if verdict.code == "LEAD_MIXED_SUITS" else "WRONG_CARD_COUNT",
+            f"seat {seat} led {label_cards(attempt) or 'nothing'}: {verdict.reason}",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+            recorded=" ".join(tokens(attempt)),
+        )
+        return None
+    if lead.attempted:
+        absent = replay.hands[seat].missing(lead.attempted)
+        if absent:
+            findings.record(
+                "CARD_NOT_IN_HAND",
+                f"seat {seat} tried to throw {label_cards(absent)} without holding it",
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=0,
+                recorded=" ".join(tokens(absent)),
+            )
+    # The hands are still as before the lead: nothing of this trick is taken yet.
+    throw = table.throw(seat, attempt, replay.hands, split)
+    result.throw_attempted = throw.is_throw
+    result.throw_stood = throw.is_throw and throw.stands and not lead.attempted
+    # The lead format that counts for the kitty (R-KITTY): after a failed throw, the forced
+    # unit, whether or not the table enforced it.
+    replay.last_lead = throw.lead
+    if throw.is_throw and not throw.stands:
+        assert throw.forced is not None
+        result.forced_unit.extend(tokens(throw.forced.cards()))
+        on_dealer_side = seat % 2 == replay.dealer % 2
+        result.penalty = penalty_effect(throw.penalty, on_dealer_side)
+    if lead.attempted:
+        return _check_enforced(replay, table, t, lead, attempt, throw)
+    if throw.is_throw and not throw.stands:
+        assert throw.forced is not None
+        finding = findings.record(
+            "THROW_NOT_ENFORCED",
+            f"{throw.reason}; the table let the throw stand",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+            expected=" ".join(tokens(throw.forced.cards())),
+            recorded=" ".join(tokens(lead.cards)),
+        )
+        _add_beats(finding, throw)
+        finding.evidence.details["penalty_due"] = str(throw.penalty)
+    return Lead(throw.units)
+
+
+def _check_enforced(
+    replay: HandState,
+    table: Table,
+    t: int,
+    lead: ReadPlay,
+    attempt: Sequence[int],
+    throw: ThrowVerdict,
+) -> Lead | None:
+    """A throw the table forced: was it due, and was the right unit put down (R-THROW-FORCE)?"""
+    seat = lead.seat
+    if not throw.is_throw or throw.stands:
+        replay.findings.record(
+            "THROW_ENFORCED_WRONGLY",
+            f"the table forced seat {seat}'s throw of {label_cards(attempt)}, "
+            f"but it stood: {throw.reason}",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+            expected=" ".join(tokens(attempt)),
+            recorded=" ".join(tokens(lead.cards)),
+        )
+    elif throw.forced is not None and sorted(throw.forced.cards()) != sorted(lead.cards):
+        finding = replay.findings.record(
+            "THROW_ENFORCED_WRONGLY",
+            f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
+            f"the rule forces {throw.forced.label()}",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+            expected=" ".join(tokens(throw.forced.cards())),
+            recorded=" ".join(tokens(lead.cards)),
+        )
+        _add_beats(finding, throw)
+    answered = table.lead(lead.cards)
+    if throw.stands:
+        replay.last_lead = answered
+    # Nothing put down after the failed throw: no follow can answer it.
+    return answered if answered.units else None
+
+
+def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
+    evidence = finding.evidence
+    if throw.forced is not None:
+        evidence.forced_unit.extend(tokens(throw.forced.cards()))
+    for beat in throw.beaten:
+        evidence.beaten_by.add(
+            seat=beat.seat, cards=tokens(beat.by.cards()), unit=tokens(beat.unit.cards())
+        )
+
+
+def _finish_trick(
+    replay: HandState,
+    table: Table,
+    t: int,
+    trick: ReadTrick,
+    result: audit_pb2.TrickResult,
+    answered: Lead | None,
+) -> None:
+    plays = trick.plays
+    claim = trick.claim
+    if answered is None:
+        # No follow can match a lead that has no legal shape; the claim (if any) decides.
+        index = 0
+        if claim is not None and claim.HasField("winner"):
+            index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
+    else:
+        size = len(plays[0].cards)
+        follows = [p.cards for p in plays[1:]]
+        if all(len(cards) == size for cards in follows):
+            index = table.winner(answered, follows)
+        else:
+            # A play with the wrong number of cards cannot win; the others are compared.
+            eligible = [i for i, cards in enumerate(follows, 1) if len(cards) == size]
+            won = table.winner(answered, [follows[i - 1] for i in eligible])
+            index = eligible[won - 1] if won else 0
+    winner = plays[index].seat
+    points = sum([POINTS[k] for p in plays for k in p.cards])
+    result.winner = winner
+    result.points = points
+    penalty = result.penalty
+    if winner % 2 != replay.dealer % 2:
+        replay.defenders_points += points
+    replay.defenders_points += penalty
+    replay.play_index = None
+    if claim is not None:
+        _check_trick_claim(replay, t, trick, claim, plays[index].cards, result)
+    if replay.want_steps:
+        replay.current = []
+        replay.snapshot(PLAY)
+
+
+def _check_trick_claim(
+    replay: HandState,
+    t: int,
+    trick: ReadTrick,
+    claim: records_pb2.TrickClaim,
+    winning: Sequence[int],
+    result: audit_pb2.TrickResult,
+) -> None:
+    """The table's claims on a trick: its winner, its points and the throw penalty."""
+    findings = replay.findings
+    winner, points = result.winner, result.points
+    if claim.HasField("winner") and claim.winner != winner:
+        findings.record(
+            "TRICK_WINNER_MISMATCH",
+            f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
+            f"with {label_cards(winning)}",
+            PLAY,
+            trick=t,
+            seat=claim.winner,
+            expected=str(winner),
+            recorded=str(claim.winner),
+        )
+    if claim.HasField("points") and claim.points != points:
+        findings.record(
+            "TRICK_POINTS_MISMATCH",
+            f"trick {t + 1} holds {points} points; {claim.points} were claimed",
+            PLAY,
+            trick=t,
+            expected=str(points),
+            recorded=str(claim.points),
+        )
+    due = abs(result.penalty)
+    if claim.HasField("penalty") and claim.penalty != due:
+        findings.record(
+            "PENALTY_MISMATCH",
+            f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",
+            PLAY,
+            trick=t,
+            seat=trick.leader,
+            expected=str(due),
+            recorded=str(claim.penalty),
+        )

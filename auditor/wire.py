@@ -1,0 +1,141 @@
+"""The one vocabulary between the protobuf records (``chaodipi.v1``) and the engine's values.
+
+Each mapping between a protobuf enum or message and an engine value is written here once:
+card tokens, suits and no-trump (``SUIT_NO_TRUMP`` on the wire, ``None`` in the engine), bid
+kinds, level outcomes, and how a level result is written. The engine never imports protobuf;
+the auditor, the service and the importers convert through this module.
+
+>>> SUITS_BY_PROTO[records_pb2.SUIT_NO_TRUMP] is None, PROTO_SUITS[1] == records_pb2.SUIT_HEARTS
+(True, True)
+>>> result = records_pb2.LevelResult(outcome=records_pb2.OUTCOME_DEALER_UP, levels=2)
+>>> describe_result(result), short_level_result(result), NOTATION_OUTCOMES[result.outcome]
+('D+2', 'D+2', 'D')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from chaodipi.engine import (
+    KINDS,
+    NO_TRUMP_TOKEN,
+    RANK_LETTERS,
+    SUIT_NAMES,
+    BidKind,
+    LevelResult,
+    Outcome,
+    card_token,
+    trump_token,
+)
+from chaodipi.v1 import records_pb2
+
+TOKEN_KINDS: Final[dict[str, int]] = {card_token(k): k for k in range(KINDS)}
+"""Card kinds by upper-case token: a record's cards resolve by one look-up."""
+
+
+def tokens(kinds: Iterable[int]) -> list[str]:
+    """Card tokens of kinds, for a record's or a report's repeated card field."""
+    return [card_token(k) for k in kinds]
+
+
+SUITS_BY_PROTO: Final[dict[records_pb2.Suit.ValueType, int | None]] = {
+    records_pb2.SUIT_SPADES: 0,
+    records_pb2.SUIT_HEARTS: 1,
+    records_pb2.SUIT_CLUBS: 2,
+    records_pb2.SUIT_DIAMONDS: 3,
+    records_pb2.SUIT_NO_TRUMP: None,
+}
+"""The engine's trump suit (0-3, None for no-trump) of each protobuf suit but the unset one."""
+PROTO_SUITS: Final[dict[int | None, records_pb2.Suit.ValueType]] = {
+    v: k for k, v in SUITS_BY_PROTO.items()
+}
+SUIT_TOKENS: Final[dict[records_pb2.Suit.ValueType, str]] = {
+    k: NO_TRUMP_TOKEN if v is None else trump_token(v) for k, v in SUITS_BY_PROTO.items()
+}
+"""The token of each protobuf suit: ``S``, ``H``, ``C``, ``D``, ``NT``."""
+
+BID_KINDS: Final[dict[records_pb2.BidKind.ValueType, BidKind]] = {
+    records_pb2.BID_KIND_DECLARE: BidKind.DECLARE,
+    records_pb2.BID_KIND_LOCK: BidKind.LOCK,
+    records_pb2.BID_KIND_OVERCALL: BidKind.OVERCALL,
+    records_pb2.BID_KIND_CHAO_DI: BidKind.CHAO_DI,
+    records_pb2.BID_KIND_KITTY_FLIP: BidKind.KITTY_FLIP,
+}
+PROTO_BID_KINDS: Final[dict[BidKind, records_pb2.BidKind.ValueType]] = {
+    v: k for k, v in BID_KINDS.items()
+}
+
+OUTCOMES: Final[dict[Outcome, records_pb2.Outcome.ValueType]] = {
+    Outcome.DEALER_UP: records_pb2.OUTCOME_DEALER_UP,
+    Outcome.SWAP: records_pb2.OUTCOME_SWAP,
+    Outcome.DEFENDERS_UP: records_pb2.OUTCOME_DEFENDERS_UP,
+    Outcome.DEALER_WINS_MATCH: records_pb2.OUTCOME_DEALER_WINS_MATCH,
+}
+
+
+def fill_level(message: records_pb2.LevelResult, level: LevelResult) -> None:
+    """Write the engine's level result into a protobuf one (levels after as rank tokens)."""
+    if level.match_winner == "defenders":
+        message.outcome = records_pb2.OUTCOME_DEFENDERS_WIN_MATCH
+    elif level.match_winner == "dealer":
+        message.outcome = records_pb2.OUTCOME_DEALER_WINS_MATCH
+    else:
+        message.outcome = OUTCOMES[level.outcome]
+    message.levels = level.levels
+    if level.match_winner is None:
+        message.dealer_team_level_after = RANK_LETTERS[level.dealer_level_after]
+        message.defender_team_level_after = RANK_LETTERS[level.defender_level_after]
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeWords:
+    """How one level outcome is written (``{levels}`` stands for the levels moved).
+
+    ``notation`` is the word of the text notation (docs/notation.md); ``stored`` the
+    short form a stored game keeps and the service answers with; ``finding`` the form
+    findings and summaries print. Each is a format already in files, databases and
+    reports, so they differ only where they always did: the match-winning outcomes.
+    """
+
+    notation: str
+    stored: str
+    finding: str
+
+
+LEVEL_RESULT_WORDS: Final[dict[records_pb2.Outcome.ValueType, OutcomeWords]] = {
+    records_pb2.OUTCOME_UNSPECIFIED: OutcomeWords("-", "", "unset"),
+    records_pb2.OUTCOME_DEALER_UP: OutcomeWords("D", "D+{levels}", "D+{levels}"),
+    records_pb2.OUTCOME_SWAP: OutcomeWords("swap", "swap", "swap"),
+    records_pb2.OUTCOME_DEFENDERS_UP: OutcomeWords("A", "A+{levels}", "A+{levels}"),
+    records_pb2.OUTCOME_DEALER_WINS_MATCH: OutcomeWords(
+        "D-wins", "D wins", "dealer side wins the match"
+    ),
+    records_pb2.OUTCOME_DEFENDERS_WIN_MATCH: OutcomeWords(
+        "A-wins", "A win", "defenders win the match"
+    ),
+}
+_UNSET: Final = LEVEL_RESULT_WORDS[records_pb2.OUTCOME_UNSPECIFIED]
+NOTATION_OUTCOMES: Final[dict[records_pb2.Outcome.ValueType, str]] = {
+    k: v.notation for k, v in LEVEL_RESULT_WORDS.items()
+}
+"""The notation's word of each outcome (``D+2`` is the word and the levels)."""
+
+
+def describe_result(result: records_pb2.LevelResult) -> str:
+    """``D+2``, ``swap``, ``A+1``, ``dealer side wins the match`` for findings and summaries."""
+    words = LEVEL_RESULT_WORDS.get(result.outcome, _UNSET)
+    return words.finding.format(levels=result.levels)
+
+
+def short_level_result(result: records_pb2.LevelResult) -> str:
+    """``D+2``, ``swap``, ``A+1``, ``D wins``, ``A win`` as a game is stored (empty when unset)."""
+    words = LEVEL_RESULT_WORDS.get(result.outcome, _UNSET)
+    return words.stored.format(levels=result.levels)
+
+
+def trump_text(trump: records_pb2.Trump) -> str:
+    """``level 6 hearts``, ``level 6 no-trump`` (an unset suit reads as no-trump)."""
+    suit = SUITS_BY_PROTO.get(trump.suit)
+    return f"level {trump.level or '?'} {'no-trump' if suit is None else SUIT_NAMES[suit]}"
