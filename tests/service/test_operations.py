@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.service import register
-from chaodipi.service.client import AuditClient
+from chaodipi.client import AuditClient
 from chaodipi.service.db import make_engine
 from chaodipi.service.migrate import check, upgrade
 from chaodipi.service.server import ServerConfig
@@ -55,11 +55,13 @@ def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
         assert "4 records: 4 stored, 0 already stored, 0 rejected" in uploaded.output
         with AuditClient(server.target, api_key=key) as client:
             game = client.list_games(page_size=1).games[0]
-        replay = runner.invoke(app, ["replay", game.game_id, *args])
-        assert replay.exit_code == 0, replay.output
-        assert f"game {game.game_id}" in replay.output
-        local = runner.invoke(app, ["replay", game.game_id, "--tenant", "club"])
-        assert local.exit_code == 0 and f"game {game.game_id}" in local.output
+        game_id = game.name.partition("/")[2]
+        for name in (game_id, game.record_id):  # a game answers to its record id too
+            replay = runner.invoke(app, ["replay", name, *args])
+            assert replay.exit_code == 0, replay.output
+            assert f"game {game_id}" in replay.output
+            local = runner.invoke(app, ["replay", name, "--tenant", "club"])
+            assert local.exit_code == 0 and f"game {game_id}" in local.output
         stats = runner.invoke(
             app, ["stats", "--player", game.player_ids[0], *args], env={"COLUMNS": "250"}
         )
@@ -129,11 +131,11 @@ def test_sigterm_finishes_in_flight_calls(
     sent, release = threading.Event(), threading.Event()
     hands = [generate_hand("classic", s) for s in (70, 71)]
 
-    def requests() -> Iterator[service_pb2.UploadRequest]:
-        yield service_pb2.UploadRequest(game=hands[0])
+    def requests() -> Iterator[service_pb2.UploadRecordsRequest]:
+        yield service_pb2.UploadRecordsRequest(game=hands[0])
         sent.set()  # grpc asks for the next message once the first one is on the wire
         release.wait(30)  # the call stays in flight until the server is told to stop
-        yield service_pb2.UploadRequest(game=hands[1])
+        yield service_pb2.UploadRecordsRequest(game=hands[1])
 
     with grpc.insecure_channel(target) as channel:
         # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
@@ -142,12 +144,12 @@ def test_sigterm_finishes_in_flight_calls(
         )
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
-            upload = client.stub.Upload.future(requests(), timeout=60)
+            upload = client.stub.UploadRecords(requests(), timeout=60)
             assert sent.wait(30)  # the call is in flight before the server is told to stop
             proc.send_signal(signal.SIGTERM)
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
             watch.cancel()
             release.set()
-            statuses = [s.status for s in upload.result().results]
+            statuses = [s.status for s in upload]
     assert statuses == [service_pb2.RecordSummary.STATUS_STORED] * 2
     assert proc.wait(30) == 0
