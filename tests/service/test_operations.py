@@ -10,20 +10,28 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
 import pytest
 import typer
+from alembic import command
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 from typer.testing import CliRunner
 
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.service import register
 from chaodipi.client import AuditClient
-from chaodipi.service.db import make_engine
-from chaodipi.service.migrate import check, upgrade
+from chaodipi.service.audited import content_hash
+from chaodipi.service.db import make_engine, session_factory
+from chaodipi.service.migrate import alembic_config, check, upgrade
+from chaodipi.service.models import Game
 from chaodipi.service.server import ServerConfig
+from chaodipi.service.store import ensure_tenant
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import ServerThread
 
@@ -153,3 +161,52 @@ def test_sigterm_finishes_in_flight_calls(
             statuses = [s.status for s in upload]
     assert statuses == [service_pb2.RecordSummary.STATUS_STORED] * 2
     assert proc.wait(30) == 0
+
+
+def test_migration_0003_keeps_games_that_share_a_record_id(own_database_url: str) -> None:
+    # Before 0003 a changed record under a stored record id became a second game: both stay,
+    # the later one under a record id of its own, and the id is unique from then on.
+    engine = make_engine(own_database_url)
+    try:
+        config = alembic_config(engine)
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+        sessions = session_factory(engine)
+        tenant = ensure_tenant(sessions, "old")
+        first, second = generate_hand("classic", 80), generate_hand("classic", 81)
+        second.record_id = first.record_id
+        with sessions() as session, session.begin():
+            for number, record in enumerate((first, second)):
+                session.execute(
+                    insert(Game),
+                    [
+                        {
+                            "id": f"{number:016x}",
+                            "tenant_id": tenant,
+                            "content_hash": content_hash(record),
+                            "record_id": record.record_id,
+                            "ruleset": "classic",
+                            "stored_at": datetime(2026, 11, 1 + number, tzinfo=UTC),
+                            "record": record.SerializeToString(),
+                            "report": b"",
+                            "breaches": 0,
+                            "scoring_errors": 0,
+                            "warnings": 0,
+                        }
+                    ],
+                )
+        upgrade(engine)
+        check(engine)
+        with engine.connect() as connection:
+            ids = dict(connection.execute(select(Game.id, Game.record_id)).all())
+        assert ids == {
+            f"{0:016x}": first.record_id,
+            f"{1:016x}": f"{first.record_id}~{1:016x}",
+        }
+        with pytest.raises(IntegrityError), sessions() as session, session.begin():
+            session.execute(
+                update(Game).where(col(Game.id) == f"{1:016x}").values(record_id=first.record_id)
+            )
+    finally:
+        engine.dispose()
