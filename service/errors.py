@@ -3,8 +3,8 @@ into a gRPC status, so that no call answers UNKNOWN and no message carries SQL, 
 exception's name or a file path.
 
 - ``BadArgument`` (``service.limits``) and ``InvalidRequest``: INVALID_ARGUMENT, with a
-  ``google.rpc.BadRequest`` of at most ``MAX_VIOLATIONS`` field violations (the message counts
-  the rest);
+  ``google.rpc.BadRequest`` of at most ``MAX_VIOLATIONS`` field violations in at most
+  ``MAX_DETAIL_BYTES`` (the message counts the rest);
 - ``NotFound``: NOT_FOUND; ``LimitExceeded``: RESOURCE_EXHAUSTED;
 - ``BudgetSpent``: DEADLINE_EXCEEDED or CANCELLED, as the call ended;
 - a database out of reach: UNAVAILABLE (the call may be retried: uploads are idempotent);
@@ -27,7 +27,7 @@ from google.rpc import (  # type: ignore[import-untyped]  # has .pyi files but n
 from grpc_status import rpc_status
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from chaodipi.service.limits import BadArgument, bounded
+from chaodipi.service.limits import MAX_DETAIL_BYTES, BadArgument, bounded
 from chaodipi.v1 import audit_pb2
 
 log = logging.getLogger("chaodipi.service")
@@ -59,8 +59,9 @@ async def abort_bad_request(
     message: str,
     violations: Sequence[audit_pb2.FieldViolation],
 ) -> NoReturn:
-    """End the call INVALID_ARGUMENT with a bounded ``google.rpc.BadRequest``."""
-    shown = bounded(violations)
+    """End the call INVALID_ARGUMENT with a ``google.rpc.BadRequest`` small enough for any
+    client to read (``MAX_DETAIL_BYTES``); the message counts the violations left out."""
+    shown = bounded(violations, MAX_DETAIL_BYTES)
     detail = error_details_pb2.BadRequest()
     for v in shown.violations:
         detail.field_violations.add(field=v.field, description=v.description)

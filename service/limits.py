@@ -42,6 +42,9 @@ MAX_VIOLATIONS = 100
 """Field violations in one error's details or one summary; the message counts the rest."""
 MAX_DESCRIPTION = 300
 """Characters of one violation's description (a longer one is cut)."""
+MAX_DETAIL_BYTES = 4096
+"""Bytes of the violations an error status carries: gRPC sends them in a trailer, and clients
+refuse trailers past 8 KiB (base64 makes 4 KiB about 5.5 KiB)."""
 ECHO = 40
 """Characters of an id (or any caller's text) echoed back in a message."""
 
@@ -177,16 +180,23 @@ class Bounded:
         return f" (and {self.left_out} more)" if self.left_out else ""
 
 
-def bounded(violations: Sequence[audit_pb2.FieldViolation]) -> Bounded:
-    """At most ``MAX_VIOLATIONS`` violations, each with a description of at most
-    ``MAX_DESCRIPTION`` and a field of at most ``MAX_ID`` characters."""
-    kept = tuple(
-        audit_pb2.FieldViolation(
+def bounded(
+    violations: Sequence[audit_pb2.FieldViolation], max_bytes: int | None = None
+) -> Bounded:
+    """At most ``MAX_VIOLATIONS`` violations (and, with ``max_bytes``, no more than fit in that
+    many bytes serialized), each with a description of at most ``MAX_DESCRIPTION`` and a field
+    of at most ``MAX_ID`` characters."""
+    kept: list[audit_pb2.FieldViolation] = []
+    size = 0
+    for v in violations[:MAX_VIOLATIONS]:
+        shown = audit_pb2.FieldViolation(
             field=echo(v.field, MAX_ID), description=echo(v.description, MAX_DESCRIPTION)
         )
-        for v in violations[:MAX_VIOLATIONS]
-    )
-    return Bounded(kept, max(len(violations) - MAX_VIOLATIONS, 0))
+        size += shown.ByteSize() + 3  # the field's tag and length in the repeated field
+        if max_bytes is not None and size > max_bytes:
+            break
+        kept.append(shown)
+    return Bounded(tuple(kept), len(violations) - len(kept))
 
 
 def check_id(field: str, value: str, *, required: bool = True) -> str:
