@@ -57,6 +57,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    union_all,
 )
 from sqlalchemy.orm import Session
 from sqlmodel import col
@@ -499,16 +500,11 @@ class ReadModel:
         if id_problem(name):
             return None
         with self.sessions() as session:
-            found = session.scalar(
-                select(Match)
-                .where(
-                    col(Match.tenant_id) == self.tenant_id,
-                    or_(col(Match.id) == name, col(Match.record_id) == name),
-                )
-                # Its own id first: a record id that happens to be another match's id loses.
-                .order_by(case((col(Match.id) == name, 0), else_=1))
-                .limit(1)
-            )
+            mine = col(Match.tenant_id) == self.tenant_id
+            # Its own id first: a record id that happens to be another match's id loses.
+            found = session.scalar(select(Match).where(mine, col(Match.id) == name))
+            if found is None:
+                found = session.scalar(select(Match).where(mine, *_named_match(name)))
             if found is None:
                 return None
             hands = tuple(
@@ -666,15 +662,20 @@ def _check_stats_filter(filters: StatsFilter) -> None:
     check_id("ruleset", filters.ruleset or "", required=False)
 
 
+def _named_match(record_id: str) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """The match with this record id: "record_id <> ''" spelled out matches the unique index's
+    own condition, so the database searches it instead of every match of the tenant."""
+    return col(Match.record_id) == record_id, col(Match.record_id) != ""
+
+
 def _find_game(session: Session, tenant: int, name: str) -> Game | None:
     """The game called ``name``: its id, else the single hand with that record id, else the one
     hand of a match with it."""
     mine = col(Game.tenant_id) == tenant
     found = session.scalar(select(Game).where(mine, col(Game.id) == name))
     if found is None:
-        found = session.scalar(
-            select(Game).where(mine, col(Game.record_id) == name, col(Game.dedupe_scope) == "")
-        )
+        single = col(Game.dedupe_scope) == "", col(Game.record_id) != ""  # the unique index's
+        found = session.scalar(select(Game).where(mine, col(Game.record_id) == name, *single))
     if found is None:
         hands = session.scalars(
             select(Game)
@@ -706,16 +707,12 @@ def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[boo
         total = col(Game.breaches) + col(Game.scoring_errors) + col(Game.warnings)
         conditions.append(total > 0 if filters.with_findings else total == 0)
     if filters.match_id:
-        conditions.append(
-            col(Game.match_id).in_(
-                select(col(Match.id)).where(
-                    col(Match.tenant_id) == tenant,
-                    or_(
-                        col(Match.id) == filters.match_id, col(Match.record_id) == filters.match_id
-                    ),
-                )
-            )
+        key, mine = filters.match_id, col(Match.tenant_id) == tenant
+        named = union_all(
+            select(col(Match.id)).where(mine, col(Match.id) == key),
+            select(col(Match.id)).where(mine, *_named_match(key)),
         )
+        conditions.append(col(Game.match_id).in_(named))
     return conditions
 
 

@@ -281,7 +281,10 @@ def _named(
     """The tenant's stored games (or matches) with these record ids, by record id."""
     if not record_ids:
         return {}
-    found = _stored(session, model, tenant_id, col(model.record_id).in_(record_ids), *conditions)
+    # "record_id <> ''" spelled out: it matches the unique indexes' own condition, so the
+    # database searches them (without it, SQLite scanned every game of the tenant).
+    named = col(model.record_id).in_(record_ids), col(model.record_id) != ""
+    found = _stored(session, model, tenant_id, *named, *conditions)
     return {row.record_id: row for row in found}
 
 

@@ -26,9 +26,15 @@ BLOCKED = 3  # the audit of the third record waits for the server to cancel the 
 
 @pytest.fixture
 def one_batch_server(database_url: str) -> Iterator[ServerThread]:
-    """A keyless server auditing in threads, a 40-record stream as one batch."""
+    """A keyless server (other tests' keys in the database notwithstanding) auditing in
+    threads, a 40-record stream as one batch."""
     config = ServerConfig(
-        port=0, database_url=database_url, audit_workers=0, batch_size=RECORDS, grace_seconds=1
+        port=0,
+        database_url=database_url,
+        require_keys=False,
+        audit_workers=0,
+        batch_size=RECORDS,
+        grace_seconds=1,
     )
     server = ServerThread(config)
     try:
@@ -49,10 +55,11 @@ def hands(tag: str) -> list[service_pb2.UploadRecordsRequest]:
 
 
 class Gate:
-    """Counts the records audited; the audit of record ``BLOCKED`` waits until the call's budget
-    is cancelled (the server saw the client give up), then carries on."""
+    """Counts the records of this test audited (by their ``tag``: other servers of the process
+    may audit too); the audit of record ``BLOCKED`` waits until the call's budget is cancelled
+    (the server saw the client give up), then carries on."""
 
-    def __init__(self, server: ServerThread, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, server: ServerThread, monkeypatch: pytest.MonkeyPatch, tag: str) -> None:
         self.server = server
         self.audited = 0
         self.started = threading.Event()
@@ -60,6 +67,8 @@ class Gate:
         audit = ingest.audit_for_upload
 
         def counted(request: service_pb2.UploadRecordsRequest) -> ingest.Report | None:
+            if not request.game.record_id.startswith(f"{tag}-"):
+                return audit(request)
             self.audited += 1
             if self.audited == BLOCKED:
                 self.started.set()
@@ -80,7 +89,7 @@ def held(
 def test_a_cancelled_upload_stops_auditing(
     one_batch_server: ServerThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(one_batch_server, monkeypatch)
+    gate = Gate(one_batch_server, monkeypatch, "cancelled")
     release = threading.Event()
     with AuditClient(one_batch_server.target) as client:
         call = client.stub.UploadRecords(held(hands("cancelled"), release), timeout=120)
@@ -98,7 +107,7 @@ def test_a_cancelled_upload_stops_auditing(
 def test_an_upload_past_its_deadline_stops_auditing(
     one_batch_server: ServerThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(one_batch_server, monkeypatch)
+    gate = Gate(one_batch_server, monkeypatch, "deadline")
     release = threading.Event()
     # The deadline passes while record 3 is audited: the stream is held open and the audit
     # waits for the server to cancel the call, so nothing can finish before it.
