@@ -22,6 +22,7 @@ otherwise, and refuses to start on another address it was given.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import multiprocessing
 import signal
@@ -177,21 +178,30 @@ def _bound(
     return grpc.stream_stream_rpc_method_handler(stream_out(handler.stream_stream, True), None, out)
 
 
+def _ended(
+    handler: grpc.RpcMethodHandler[Req, Resp],
+    end: Callable[[grpc.aio.ServicerContext[Any, Any]], Awaitable[None]],
+) -> grpc.RpcMethodHandler[Req, Resp]:
+    """A handler of the same kind that ends the call with ``end(context)``. The request is not
+    read: a caller turned away learns nothing from its bytes."""
+
+    async def call(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await end(context)
+
+    out = handler.response_serializer
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(call, None, out)
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(call, None, out)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(call, None, out)
+    return grpc.stream_stream_rpc_method_handler(call, None, out)
+
+
 def _denied(
     handler: grpc.RpcMethodHandler[Req, Resp], message: str
 ) -> grpc.RpcMethodHandler[Req, Resp]:
-    async def deny(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-
-    # The request is not read: an unauthenticated caller learns nothing from its bytes.
-    out = handler.response_serializer
-    if handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(deny, None, out)
-    if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(deny, None, out)
-    if handler.unary_stream is not None:
-        return grpc.unary_stream_rpc_method_handler(deny, None, out)
-    return grpc.stream_stream_rpc_method_handler(deny, None, out)
+    return _ended(handler, lambda context: context.abort(grpc.StatusCode.UNAUTHENTICATED, message))
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
@@ -226,7 +236,10 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         scheme, _, key = header.partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
             return _denied(handler, "malformed authorization: expected 'Bearer <key>'")
-        tenant = await asyncio.to_thread(tenant_for_key, self.state.sessions, key.strip())
+        try:
+            tenant = await asyncio.to_thread(tenant_for_key, self.state.sessions, key.strip())
+        except Exception as exc:  # the key store out of reach: answered as any call's fault
+            return _ended(handler, functools.partial(abort_for, exc=exc, method=method))
         if tenant is None:
             return _denied(handler, "unknown or revoked API key")
         return _bound(handler, method, tenant, self.state.config)

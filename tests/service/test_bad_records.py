@@ -23,7 +23,7 @@ from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.batch import DatabaseSink, LocalBackend, run_batch
 from chaodipi.client import AuditClient, ServiceError
-from chaodipi.service import readmodel, store
+from chaodipi.service import readmodel, server, store
 from chaodipi.service.db import make_engine
 from chaodipi.service.limits import MAX_DETAIL_BYTES, MAX_FILTER_IDS, MAX_VIOLATIONS
 from chaodipi.service.models import Game, Match
@@ -394,6 +394,12 @@ def test_no_call_answers_unknown(client: AuditClient, monkeypatch: pytest.Monkey
     monkeypatch.setattr(readmodel.ReadModel, "games", unreachable)
     client.retry = type(client.retry)(attempts=1)
     assert status(lambda: client.list_games())[0] == grpc.StatusCode.UNAVAILABLE
+    # The API-key check reads the database before any servicer runs: the same answers.
+    monkeypatch.setattr(server, "tenant_for_key", unreachable)
+    for call in (client.list_games, lambda: client.upload([hand(170)])):
+        assert status(call)[0] == grpc.StatusCode.UNAVAILABLE
+    monkeypatch.setattr(server, "tenant_for_key", broken)
+    assert status(lambda: client.get_match("m"))[0] == grpc.StatusCode.INTERNAL
 
 
 def test_audit_batch_into_a_database_survives_bad_records(
