@@ -16,8 +16,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.service import store
 from chaodipi.client import AuditClient
+from chaodipi.service import store
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.keys import create_key
 from chaodipi.service.models import Game, GamePlayer, Match, Tenant

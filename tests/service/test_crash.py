@@ -24,8 +24,8 @@ from sqlalchemy import Engine, func, select
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.service.audited import content_hash
 from chaodipi.client import AuditClient
+from chaodipi.service.audited import content_hash
 from chaodipi.service.db import make_engine
 from chaodipi.service.models import Finding, Game, GamePlayer, Match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
@@ -82,7 +82,7 @@ def _count(engine: Engine) -> int:
         return conn.execute(select(func.count()).select_from(Game)).scalar_one()
 
 
-def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRequest]) -> set[str]:
+def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRecordsRequest]) -> set[str]:
     """Check that every stored game is one of ``sent``, stored once and whole (record, audit,
     four seats, its findings); the record ids of the stored games."""
     with engine.connect() as conn:
