@@ -156,6 +156,24 @@ def test_a_hand_of_a_match_replays_like_its_stored_audit(model: ReadModel) -> No
     assert all(not place.startswith("hand") for place in replay.finding_places)
 
 
+def test_a_game_is_named_by_its_id_or_its_record_id(model: ReadModel) -> None:
+    hand = generate_hand("classic", 72)
+    first, second = (
+        generate_match("classic", 73, max_hands=2),
+        generate_match("anhui", 74, max_hands=2),
+    )
+    second.hands[0].record_id = first.hands[0].record_id  # shared by hands of two matches
+    single, stored_first, _ = store(model, hand, first, second)
+    game = model.game(hand.record_id)
+    assert game is not None and game.game_id == ident(single.game)
+    assert model.replay(hand.record_id) is not None
+    hand_of_match = model.game(first.hands[1].record_id)
+    assert hand_of_match is not None and hand_of_match.match_id == ident(stored_first.match)
+    assert model.game(first.hands[0].record_id) is None  # two hands have it: it names neither
+    for name in ("", "a\x00b", "x" * 201, "no-such-record"):
+        assert model.game(name) is None and model.match(name) is None
+
+
 def test_reaudit_under_another_ruleset_stores_nothing(model: ReadModel) -> None:
     (summary,) = store(model, generate_hand("classic", 68))
     game = model.game(ident(summary.game))

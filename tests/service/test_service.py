@@ -66,6 +66,8 @@ def test_match_is_stored_as_hands(client: AuditClient) -> None:
     assert {g.match for g in listed.games} == {summary.match}
     (dup,) = client.upload([match])
     assert dup.status == DUPLICATE and list(dup.hand_games) == list(summary.hand_games)
+    by_record_id = client.get_game(match.hands[1].record_id)  # a hand's own id names it too
+    assert by_record_id.name == summary.hand_games[1]
     stored = client.get_match(match.match_id)  # by the match's own id, as uploaded
     assert stored.name == summary.match and list(stored.hand_games) == list(summary.hand_games)
     assert not stored.record.hands and stored.record.match_id == match.match_id
