@@ -160,7 +160,7 @@ class DatabaseSink:
             if not result.record:
                 continue
             record = records_pb2.RecordFile.FromString(result.record)
-            request = service_pb2.UploadRequest(client_ref=result.row.unit)
+            request = service_pb2.UploadRecordsRequest(client_ref=result.row.unit)
             report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport
             if record.WhichOneof("record") == "game":
                 request.game.CopyFrom(record.game)

@@ -1,4 +1,4 @@
-"""Load: concurrent clients stream hands while another client times unary Audit calls.
+"""Load: concurrent clients stream hands while another client times unary AuditRecord calls.
 
 Starts its own server (``python -m service serve``) on a fresh SQLite file, or on the database
 given with ``--database-url``, unless ``--server HOST:PORT`` points at a running one.
@@ -7,8 +7,8 @@ given with ``--database-url``, unless ``--server HOST:PORT`` points at a running
     python bench/load.py --database-url 'postgresql+psycopg://postgres@127.0.0.1:5432/test?options=-csearch_path%3Dload'
 
 Every client has a channel (its own TCP connection) and an API key (a tenant) of its own and
-streams its hands in one Upload call; all start together. Meanwhile a separate process calls the
-unary Audit in a loop, each call timed. With database access (its own server, or
+streams its hands in one UploadRecords call; all start together. Meanwhile a separate process
+calls the unary AuditRecord in a loop, each call timed. With database access (its own server, or
 ``--database-url``) the bench then counts this run's games: every hand stored exactly once.
 
 Hands are generated once (``--distinct`` of them) and repeated with new record ids, so every
@@ -31,7 +31,7 @@ from server_process import start_server  # bench/, beside this script
 from sqlalchemy import func, select
 
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.service.client import AuditClient
+from chaodipi.client import AuditClient
 from chaodipi.service.db import make_engine, session_factory
 from chaodipi.service.keys import create_key
 from chaodipi.service.migrate import upgrade
@@ -52,12 +52,12 @@ def _client(target: str, key: str | None) -> AuditClient:
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
         ],
     )
-    return AuditClient(target, api_key=key, timeout=600, channel=channel)
+    return AuditClient(target, api_key=key, timeout=600, upload_timeout=600, channel=channel)
 
 
 def _hands(
     clients: int, per_client: int, distinct: int, run: str
-) -> list[list[service_pb2.UploadRequest]]:
+) -> list[list[service_pb2.UploadRecordsRequest]]:
     base = [generate_hand(RULESETS[i % 4], 20_000 + i) for i in range(distinct)]
     out = []
     for c in range(clients):
@@ -66,13 +66,13 @@ def _hands(
             hand = records_pb2.GameRecord()
             hand.CopyFrom(base[(c * per_client + i) % distinct])
             hand.record_id = f"load-{run}-{c}-{i}"
-            requests.append(service_pb2.UploadRequest(game=hand))
+            requests.append(service_pb2.UploadRecordsRequest(game=hand))
         out.append(requests)
     return out
 
 
 def _probe(target: str, key: str | None, stop: Event, interval: float, out: Connection) -> None:
-    """In a process of its own: time unary Audit calls until ``stop``; send (start, seconds)."""
+    """In a process of its own: time unary AuditRecord calls until ``stop``; send the timings."""
     hand = generate_hand("classic", 1)
     timings: list[tuple[float, float]] = []
     with _client(target, key) as client:
@@ -166,7 +166,7 @@ def main() -> None:
                     with _client(target, keys[c]) as client:
                         client.health()  # connected before the start
                         barrier.wait()
-                        results[c] = list(client.upload_stream(iter(streams[c])).results)
+                        results[c] = list(client.upload_stream(iter(streams[c])))
                 except BaseException as exc:
                     results[c] = exc
 
@@ -188,7 +188,7 @@ def main() -> None:
             if engine is not None:  # a tenant per client: its total is its own hands
                 for c in range(args.clients):
                     with _client(target, keys[c]) as client:
-                        totals.append(client.list_games(page_size=1).total)
+                        totals.append(client.list_games(page_size=1).total_size)
         finally:
             if proc is not None:
                 proc.terminate()

@@ -11,7 +11,7 @@ import time
 
 import grpc
 
-from chaodipi.service.client import AuditClient
+from chaodipi.client import AuditClient
 
 
 def free_port() -> int:

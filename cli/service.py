@@ -25,8 +25,7 @@ from chaodipi.cli.words import PHASES, describe_level_result, describe_trump
 from chaodipi.service.home import DEFAULT_TENANT, ENV_URL
 
 if TYPE_CHECKING:
-    import grpc
-
+    from chaodipi.client import AuditClient, ServiceError
     from chaodipi.service.db import SessionFactory
     from chaodipi.service.readmodel import PlayerStatsRow, ReadModel
     from chaodipi.v1 import records_pb2, service_pb2
@@ -52,6 +51,28 @@ KeyOpt = Annotated[
     str | None,
     typer.Option("--api-key", envvar="CHAODIPI_API_KEY", metavar="KEY", help="API key to send."),
 ]
+TlsCaOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-ca",
+        metavar="FILE",
+        dir_okay=False,
+        help="Speak TLS to the server, trusting this CA certificate (PEM).",
+    ),
+]
+TlsCertOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-cert",
+        metavar="FILE",
+        dir_okay=False,
+        help="Client certificate (PEM) for a server that asks for one (mutual TLS).",
+    ),
+]
+TlsKeyOpt = Annotated[
+    Path | None,
+    typer.Option("--tls-key", metavar="FILE", dir_okay=False, help="The client certificate's key."),
+]
 TenantOpt = Annotated[
     str,
     typer.Option(
@@ -59,8 +80,8 @@ TenantOpt = Annotated[
     ),
 ]
 
-_STATUS_WORDS = {1: "stored", 2: "duplicate", 3: "rejected"}
-"""``RecordSummary.Status`` values in words (1 stored, 2 duplicate, 3 rejected)."""
+_STATUS_WORDS = {1: "stored", 2: "duplicate", 3: "rejected", 4: "conflict"}
+"""``RecordSummary.Status`` values in words (1 stored, 2 duplicate, 3 rejected, 4 conflict)."""
 
 
 def local_read_model(database_url: str | None, tenant: str) -> ReadModel | None:
@@ -80,16 +101,39 @@ def _local_sessions(database_url: str | None) -> SessionFactory:
     return session_factory(engine)
 
 
-def _fail(failure: grpc.RpcError) -> typer.Exit:
+def _fail(failure: ServiceError) -> typer.Exit:
     """A failed call on stderr: its status in words, its message and any field violations."""
-    from chaodipi.service.client import field_violations
-
-    # The errors a channel raises are grpc.Call objects (field_violations relies on it too).
     code = failure.code().name.lower().replace("_", " ")
     error(f"the server answered {code}: {user(failure.details())}")
-    for name, description in field_violations(failure):
+    for name, description in failure.violations:
         stderr().print(f"  {user(name)}: {user(description)}")
     return typer.Exit(1)
+
+
+def _client(
+    server: str,
+    api_key: str | None,
+    tls_ca: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    *,
+    upload_timeout: float | None = 3600.0,
+) -> AuditClient:
+    """A client of ``server``; exit 2 naming the file when a TLS file cannot be read."""
+    from chaodipi.client import AuditClient
+
+    for option, path in (("--tls-ca", tls_ca), ("--tls-cert", tls_cert), ("--tls-key", tls_key)):
+        if path is not None and not path.is_file():
+            error(f"{option} {user(path)}: no such file")
+            raise typer.Exit(2)
+    return AuditClient(
+        server,
+        api_key=api_key,
+        tls_ca=tls_ca,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        upload_timeout=upload_timeout,
+    )
 
 
 def serve_command(
@@ -133,13 +177,40 @@ def serve_command(
         float,
         typer.Option("--grace", metavar="SECONDS", help="Time in-flight calls get on shutdown."),
     ] = 10.0,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option(
+            "--tls-cert", metavar="FILE", dir_okay=False, help="Serve TLS: certificate chain (PEM)."
+        ),
+    ] = None,
+    tls_key: Annotated[
+        Path | None,
+        typer.Option("--tls-key", metavar="FILE", dir_okay=False, help="Its private key (PEM)."),
+    ] = None,
+    tls_client_ca: Annotated[
+        Path | None,
+        typer.Option(
+            "--tls-client-ca",
+            metavar="FILE",
+            dir_okay=False,
+            help="Require client certificates signed by this CA (mutual TLS).",
+        ),
+    ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            metavar="",
+            help="With API keys and no TLS, listen beyond localhost anyway (keys in the clear).",
+        ),
+    ] = False,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
     import asyncio
     import logging
 
     from chaodipi.service.db import data_dir
-    from chaodipi.service.server import PortInUse, ServerConfig, serve
+    from chaodipi.service.server import ConfigError, ServerConfig, serve
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -152,13 +223,17 @@ def serve_command(
         max_records_per_upload=max_upload_records,
         max_upload_bytes=max_upload_bytes,
         grace_seconds=grace,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        tls_client_ca=tls_client_ca,
+        insecure=insecure,
     )
     if workers is not None:
         config.audit_workers = workers
     stderr().print(f"data folder: {user(data_dir())}")
     try:
         asyncio.run(serve(config))
-    except PortInUse as exc:
+    except ConfigError as exc:
         error(user(exc))
         raise typer.Exit(1) from None
 
@@ -185,13 +260,15 @@ def _read_files(paths: list[Path]) -> tuple[list[records_pb2.RecordFile], int]:
 
 
 def _counted(
-    records: list[records_pb2.RecordFile],
-) -> Iterator[records_pb2.RecordFile]:
-    """The records, advancing a progress bar as each is sent."""
-    with progress_bar("uploading", len(records)) as (bar, task):
-        for record in records:
-            yield record
+    summaries: Iterator[service_pb2.RecordSummary], total: int
+) -> list[service_pb2.RecordSummary]:
+    """The summaries, advancing a progress bar as each comes back (its record is stored)."""
+    out = []
+    with progress_bar("uploading", total) as (bar, task):
+        for summary in summaries:
+            out.append(summary)
             bar.advance(task)
+    return out
 
 
 def upload_command(
@@ -207,71 +284,74 @@ def upload_command(
         str, typer.Option("--server", metavar="HOST:PORT", help="The server.")
     ] = "127.0.0.1:50051",
     api_key: KeyOpt = None,
+    tls_ca: TlsCaOpt = None,
+    tls_cert: TlsCertOpt = None,
+    tls_key: TlsKeyOpt = None,
     details: Annotated[
         bool, typer.Option("--details", metavar="", help="Also print a line for every record.")
     ] = False,
 ) -> None:
     """Upload record files to a server and say what became of them.
 
-    Exit 0 when every record was stored (or already was), 1 when any file problem or rejected
-    record was found, 2 when no record could be read at all.
+    Exit 0 when every record was stored (or already was), 1 when any file problem, rejected or
+    conflicting record was found, 2 when no record could be read at all.
     """
-    import grpc
-
-    from chaodipi.service.client import AuditClient
+    from chaodipi.client import ServiceError
 
     records, problems = _read_files(files)
     if not records:
         error(f"nothing to upload: no record could be read from {count(len(files), 'file')}")
         raise typer.Exit(2)
-    with AuditClient(server, api_key=api_key, timeout=None) as client:
+    with _client(server, api_key, tls_ca, tls_cert, tls_key, upload_timeout=None) as client:
         try:
-            summaries = client.upload(_counted(records))
-        except grpc.RpcError as failure:
+            summaries = _counted(client.upload_iter(records), len(records))
+        except ServiceError as failure:
             raise _fail(failure) from None
     if details:
         _print_summaries(summaries)
     tally = {word: 0 for word in _STATUS_WORDS.values()}
     for s in summaries:
         tally[_STATUS_WORDS.get(s.status, "rejected")] += 1
+    conflicts = f", {tally['conflict']} in conflict" if tally["conflict"] else ""
     stdout().print(
         f"{count(len(summaries), 'record')}: {tally['stored']} stored, "
-        f"{tally['duplicate']} already stored, {tally['rejected']} rejected"
+        f"{tally['duplicate']} already stored, {tally['rejected']} rejected{conflicts}"
     )
     for s in summaries:
-        if _STATUS_WORDS.get(s.status) == "rejected":
+        if _STATUS_WORDS.get(s.status) in ("rejected", "conflict"):
             error(f"record {s.index + 1} ({user(s.record_id or 'no id')}): {user(s.error)}")
-    if tally["rejected"] or problems:
+    if tally["rejected"] or tally["conflict"] or problems:
         raise typer.Exit(1)
 
 
 def _print_summaries(summaries: list[service_pb2.RecordSummary]) -> None:
     from rich.table import Table
 
-    table = Table("#", "record", "status", "game id", "breaches", "scoring", "warnings", "codes")
+    table = Table("#", "record", "status", "stored as", "breaches", "scoring", "warnings", "codes")
     for s in summaries:
         table.add_row(
             str(s.index + 1),
             cell(s.record_id),
             _STATUS_WORDS.get(s.status, "?"),
-            cell(s.game_id),
+            cell(s.match or s.game),
             str(s.breaches),
             str(s.scoring_errors),
             str(s.warnings),
             cell(", ".join(s.finding_codes) or s.error),
         )
-        for hand_id in s.hand_game_ids:
-            table.add_row("", "", "  hand", cell(hand_id), "", "", "", "")
+        for hand in s.hand_games:
+            table.add_row("", "", "  hand", cell(hand), "", "", "", "")
     stdout().print(table)
 
 
-def _print_replay(replay: service_pb2.Replay) -> None:
+def _print_game(game: service_pb2.Game) -> None:
     from chaodipi.auditor import describe_position
 
-    record, report = replay.record, replay.report
+    record, report = game.record, game.report
     computed = report.computed
+    game_id = game.name.partition("/")[2]
     stdout().print(
-        f"[bold]game {user(replay.game_id)}[/bold]  record {user(record.record_id)}  "
+        f"[bold]game {user(game_id)}[/bold]  record {user(record.record_id)}  "
         f"ruleset {user(report.ruleset)}  played {user(record.played_at or '?')}"
     )
     for seat, player in enumerate(record.players):
@@ -310,19 +390,20 @@ def replay_command(
     ],
     server: ServerOpt = None,
     api_key: KeyOpt = None,
+    tls_ca: TlsCaOpt = None,
+    tls_cert: TlsCertOpt = None,
+    tls_key: TlsKeyOpt = None,
     database_url: DatabaseOpt = None,
     tenant: TenantOpt = DEFAULT_TENANT,
 ) -> None:
     """Print a readable summary of a stored game and its findings."""
     if server:
-        import grpc
+        from chaodipi.client import ServiceError
 
-        from chaodipi.service.client import AuditClient
-
-        with AuditClient(server, api_key=api_key) as client:
+        with _client(server, api_key, tls_ca, tls_cert, tls_key) as client:
             try:
-                replay = client.get_replay(game_id)
-            except grpc.RpcError as failure:
+                game = client.get_game(game_id)
+            except ServiceError as failure:
                 raise _fail(failure) from None
     else:
         model = local_read_model(database_url, tenant)
@@ -330,8 +411,8 @@ def replay_command(
         if stored is None:
             error(f"no game {user(game_id)} for tenant {user(tenant)}")
             raise typer.Exit(1)
-        replay = stored.message()
-    _print_replay(replay)
+        game = stored.message()
+    _print_game(game)
 
 
 def stats_command(
@@ -344,23 +425,26 @@ def stats_command(
     ] = "",
     server: ServerOpt = None,
     api_key: KeyOpt = None,
+    tls_ca: TlsCaOpt = None,
+    tls_cert: TlsCertOpt = None,
+    tls_key: TlsKeyOpt = None,
     database_url: DatabaseOpt = None,
     tenant: TenantOpt = DEFAULT_TENANT,
 ) -> None:
     """Print player statistics."""
     from rich.table import Table
 
+    from chaodipi.v1.service_pb2 import PlayerStats
+
     players = player or []
     rows: list[service_pb2.PlayerStats | PlayerStatsRow]
     if server:
-        import grpc
+        from chaodipi.client import ServiceError
 
-        from chaodipi.service.client import AuditClient
-
-        with AuditClient(server, api_key=api_key) as client:
+        with _client(server, api_key, tls_ca, tls_cert, tls_key) as client:
             try:
-                rows = list(client.player_stats(players, ruleset=ruleset))
-            except grpc.RpcError as failure:
+                rows = list(client.players(players, ruleset=ruleset))
+            except ServiceError as failure:
                 raise _fail(failure) from None
     else:
         from chaodipi.service.readmodel import StatsFilter
@@ -373,10 +457,11 @@ def stats_command(
         "throws ok/failed", "抠底 (pts)", "levels +/-", "win rate", "breaches",
     )  # fmt: skip
     for r in rows:
+        hands = r.hands_played if isinstance(r, PlayerStats) else r.games
         table.add_row(
             cell(r.player_id),
             cell(r.display_name),
-            str(r.games),
+            str(hands),
             str(r.hands_as_dealer_side),
             str(r.hands_as_defenders),
             str(r.tricks_won),

@@ -19,6 +19,7 @@ STATUS = {
     service_pb2.RecordSummary.STATUS_STORED: "stored",
     service_pb2.RecordSummary.STATUS_DUPLICATE: "duplicate",
     service_pb2.RecordSummary.STATUS_REJECTED: "rejected",
+    service_pb2.RecordSummary.STATUS_CONFLICT: "conflict",
 }
 
 
@@ -72,7 +73,9 @@ def ingest_files(model: ReadModel, files: Sequence[tuple[str, bytes]]) -> Upload
         return outcome
     summaries = ingest_records(model.sessions, model.tenant_id, records)
     for name, summary in zip(names, summaries, strict=True):
-        games = tuple(summary.hand_game_ids) or ((summary.game_id,) if summary.game_id else ())
+        # Summaries name games "games/{id}"; the dashboard links by id.
+        stored = list(summary.hand_games) or ([summary.game] if summary.game else [])
+        games = tuple(game.partition("/")[2] for game in stored)
         outcome.records.append(
             StoredRecord(
                 file=name,

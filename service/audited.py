@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from chaodipi.service.limits import bounded, echo, id_problem
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 
@@ -52,11 +53,17 @@ def fill_from_match(match: records_pb2.MatchRecord) -> list[records_pb2.GameReco
 
 
 def rejected_summary(item: Audited) -> service_pb2.RecordSummary:
-    """The summary of a record that was not stored, naming the bad fields in ``error``."""
+    """The summary of a record that was not stored: the bad fields in ``violations`` and in one
+    line in ``error`` (at most ``MAX_VIOLATIONS`` of them; ``error`` counts the rest), its record
+    id cut short when it is not a valid id."""
+    shown = bounded(item.violations)
+    record_id = item.record_id
     return service_pb2.RecordSummary(
         index=item.index,
         client_ref=item.client_ref,
-        record_id=item.record_id,
+        record_id=echo(record_id) if id_problem(record_id, required=False) else record_id,
         status=service_pb2.RecordSummary.STATUS_REJECTED,
-        error="; ".join(f"{v.field}: {v.description}" for v in item.violations),
+        error="; ".join(f"{v.field}: {v.description}" for v in shown.violations)
+        + shown.count_text(),
+        violations=shown.violations,
     )

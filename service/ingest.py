@@ -2,9 +2,17 @@
 page, sample games and batch imports all go through ``ingest_records`` (or its two halves,
 ``audit_upload`` and ``service.store.store_batch``).
 
-A record the auditor cannot replay (its report has ``rejections``) is not stored: its summary
-says STATUS_REJECTED and names the fields. A record that replays but breaks the rules is stored
-with its findings: that is an audit, not an error.
+A record the auditor cannot replay (its report has ``rejections``), or one that breaks the
+service's own rules (``service.limits``: lengths, characters, times, players), is not stored: its
+summary says STATUS_REJECTED and names the fields. A record that replays but breaks the rules of
+the game is stored with its findings: that is an audit, not an error.
+
+Records are made canonical before anything else: unknown protobuf fields are dropped, so they
+neither count in the duplicate check nor get stored.
+
+The upload's audit loops (``audit_requests`` in a thread, ``audit_serialized`` in a worker
+process) look at the call's budget before each record and stop once it is spent (the call was
+cancelled or its deadline passed): a call given up costs at most the record being audited.
 """
 
 from __future__ import annotations
@@ -12,12 +20,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.audited import Audited, content_hash
 from chaodipi.service.db import SessionFactory
+from chaodipi.service.limits import MAX_TEXT, echo, record_violations, text_problem
 from chaodipi.service.store import store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
@@ -28,13 +39,13 @@ AnyRecord = (
     records_pb2.RecordFile
     | records_pb2.GameRecord
     | records_pb2.MatchRecord
-    | service_pb2.UploadRequest
+    | service_pb2.UploadRecordsRequest
 )
 """A record in any of the shapes callers hold them in (see ``as_requests``)."""
 
 
 def run_audit(
-    request: service_pb2.UploadRequest, ruleset: Ruleset | None = None
+    request: service_pb2.UploadRecordsRequest, ruleset: Ruleset | None = None
 ) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None:
     """The auditor's report on the request's record (None when the request holds none)."""
     kind = request.WhichOneof("record")
@@ -45,11 +56,56 @@ def run_audit(
     return None
 
 
-def audit_serialized(requests: Sequence[bytes]) -> list[bytes]:
-    """``run_audit`` on serialized upload requests, for a worker process (empty: no record)."""
+Report = audit_pb2.AuditReport | audit_pb2.MatchAuditReport
+
+
+def audit_for_upload(request: service_pb2.UploadRecordsRequest) -> Report | None:
+    """``run_audit`` of an uploaded record, or None, unaudited, when the record breaks the
+    service's rules (``make_audited`` then rejects it without spending an audit on it)."""
+    kind = request.WhichOneof("record")
+    if kind is None or record_violations(request.game if kind == "game" else request.match):
+        return None
+    return run_audit(request)
+
+
+def audit_requests(
+    requests: Sequence[service_pb2.UploadRecordsRequest], spent: Callable[[], bool]
+) -> list[Report | None]:
+    """``audit_for_upload`` of each request, in a thread, until ``spent()`` says the call's
+    budget is gone: then the reports so far (fewer than the requests)."""
+    out: list[Report | None] = []
+    for request in requests:
+        if spent():
+            break
+        out.append(audit_for_upload(request))
+    return out
+
+
+_flags: Any = None
+"""In an audit worker process: the server's cancellation flags, one byte per call slot."""
+
+
+def start_worker(flags: Any) -> None:
+    """The audit pool's initializer: keep the server's cancellation flags (a shared
+    ``RawArray``), and exit with the server (``exit_with_parent``)."""
+    global _flags
+    _flags = flags
+    exit_with_parent()
+
+
+def audit_serialized(
+    requests: Sequence[bytes], slot: int = -1, deadline: float | None = None
+) -> list[bytes]:
+    """``audit_for_upload`` on serialized requests, in a worker process (empty bytes: no report),
+    until the call's flag (``slot`` of the flags ``start_worker`` kept) is raised or the
+    ``deadline`` (``time.time()``) passes: then the reports so far."""
     out = []
     for data in requests:
-        report = run_audit(service_pb2.UploadRequest.FromString(data))
+        if (slot >= 0 and _flags is not None and _flags[slot]) or (
+            deadline is not None and time.time() >= deadline
+        ):
+            break
+        report = audit_for_upload(service_pb2.UploadRecordsRequest.FromString(data))
         out.append(b"" if report is None else report.SerializeToString())
     return out
 
@@ -71,17 +127,39 @@ def exit_with_parent() -> None:
 
 def make_audited(
     index: int,
-    request: service_pb2.UploadRequest,
-    report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None,
+    request: service_pb2.UploadRecordsRequest,
+    report: Report | None,
 ) -> Audited:
-    """An uploaded record with its report, its content hash and its violations collected."""
+    """An uploaded record with its report, its content hash and its violations collected.
+
+    The request is made canonical in place (unknown fields dropped) before it is hashed; a
+    record that breaks the service's rules is rejected whatever its report says.
+    """
+    request.DiscardUnknownFields()
     item = Audited(index=index, client_ref=request.client_ref)
-    if isinstance(report, audit_pb2.AuditReport):
-        item.game, item.report = request.game, report
+    problem = text_problem(request.client_ref, MAX_TEXT)
+    if problem:
+        item.client_ref = echo(request.client_ref)
+        item.violations.append(audit_pb2.FieldViolation(field="client_ref", description=problem))
+    kind = request.WhichOneof("record")
+    if kind is None:
+        item.violations.append(
+            audit_pb2.FieldViolation(field="record", description="missing: give game or match")
+        )
+        return item
+    if kind == "game":
+        item.game = request.game
+    else:
+        item.match = request.match
+    item.violations.extend(record_violations(request.game if kind == "game" else request.match))
+    if item.violations:
+        return item
+    if isinstance(report, audit_pb2.AuditReport) and kind == "game":
+        item.report = report
         item.content_hash = content_hash(request.game)
         item.violations.extend(report.rejections)
-    elif isinstance(report, audit_pb2.MatchAuditReport):
-        item.match, item.match_report = request.match, report
+    elif isinstance(report, audit_pb2.MatchAuditReport) and kind == "match":
+        item.match_report = report
         item.content_hash = content_hash(request.match)
         item.violations.extend(report.rejections)
         for hand in report.hands:
@@ -93,9 +171,7 @@ def make_audited(
                 )
             )
     else:
-        item.violations.append(
-            audit_pb2.FieldViolation(field="record", description="missing: give game or match")
-        )
+        raise ValueError(f"record {index}: a {kind} needs its audit report, got {type(report)}")
     return item
 
 
@@ -106,38 +182,36 @@ def unreadable_request(index: int, description: str) -> Audited:
     return item
 
 
-def parse_report(
-    request: service_pb2.UploadRequest, data: bytes
-) -> audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None:
-    """The report ``audit_serialized`` returned for ``request``."""
+def parse_report(request: service_pb2.UploadRecordsRequest, data: bytes) -> Report | None:
+    """The report ``audit_serialized`` returned for ``request`` (None: it was not audited)."""
     kind = request.WhichOneof("record")
+    if not data or kind is None:
+        return None
     if kind == "game":
         return audit_pb2.AuditReport.FromString(data)
-    if kind == "match":
-        return audit_pb2.MatchAuditReport.FromString(data)
-    return None
+    return audit_pb2.MatchAuditReport.FromString(data)
 
 
-def audit_upload(index: int, request: service_pb2.UploadRequest) -> Audited:
+def audit_upload(index: int, request: service_pb2.UploadRecordsRequest) -> Audited:
     """Audit one record of an upload in this process (CPU only, no I/O)."""
-    return make_audited(index, request, run_audit(request))
+    return make_audited(index, request, audit_for_upload(request))
 
 
-def as_requests(records: Iterable[AnyRecord]) -> Iterator[service_pb2.UploadRequest]:
+def as_requests(records: Iterable[AnyRecord]) -> Iterator[service_pb2.UploadRecordsRequest]:
     """Upload requests for records in any of the shapes callers hold them in."""
     for record in records:
-        if isinstance(record, service_pb2.UploadRequest):
+        if isinstance(record, service_pb2.UploadRecordsRequest):
             yield record
         elif isinstance(record, records_pb2.GameRecord):
-            yield service_pb2.UploadRequest(game=record)
+            yield service_pb2.UploadRecordsRequest(game=record)
         elif isinstance(record, records_pb2.MatchRecord):
-            yield service_pb2.UploadRequest(match=record)
+            yield service_pb2.UploadRecordsRequest(match=record)
         elif record.WhichOneof("record") == "game":
-            yield service_pb2.UploadRequest(game=record.game)
+            yield service_pb2.UploadRecordsRequest(game=record.game)
         elif record.WhichOneof("record") == "match":
-            yield service_pb2.UploadRequest(match=record.match)
+            yield service_pb2.UploadRecordsRequest(match=record.match)
         else:
-            yield service_pb2.UploadRequest()
+            yield service_pb2.UploadRecordsRequest()
 
 
 def ingest_records(
@@ -162,15 +236,3 @@ def ingest_records(
     if batch:
         summaries.extend(store_batch(sessions, tenant_id, batch))
     return summaries
-
-
-def all_violations(items: Sequence[Audited]) -> list[audit_pb2.FieldViolation]:
-    """Every violation of the items, with fields prefixed by ``records[i].``."""
-    return [
-        audit_pb2.FieldViolation(
-            field=f"records[{item.index}].{v.field}",
-            description=f"{item.record_id or 'record'}: {v.description}",
-        )
-        for item in items
-        for v in item.violations
-    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint
+from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 # Named constraints, so later migrations (batch mode on SQLite) can refer to them.
@@ -49,10 +49,25 @@ class Player(SQLModel, table=True):
     display_name: str = Field(default="", max_length=200)
 
 
+_NAMED_MATCH = text("record_id <> ''")
+_NAMED_SINGLE_HAND = text("dedupe_scope = '' AND record_id <> ''")
+
+
 class Match(SQLModel, table=True):
     """A stored match: its record, match-level audit, and the hands stored as games."""
 
-    __table_args__ = (UniqueConstraint("tenant_id", "content_hash"),)
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "content_hash"),
+        # A match id names one match of a tenant (changed content under it is a conflict).
+        Index(
+            "uq_match_tenant_record",
+            "tenant_id",
+            "record_id",
+            unique=True,
+            sqlite_where=_NAMED_MATCH,
+            postgresql_where=_NAMED_MATCH,
+        ),
+    )
 
     id: str = Field(primary_key=True, max_length=32)
     tenant_id: int = Field(foreign_key="tenant.id", index=True)
@@ -79,6 +94,17 @@ class Game(SQLModel, table=True):
         Index("ix_game_tenant_stored", "tenant_id", "stored_at", "id"),
         Index("ix_game_tenant_played", "tenant_id", "played_at"),
         Index("ix_game_tenant_ruleset", "tenant_id", "ruleset"),
+        # Finding a game by its record id; among single hands a record id names one game (a
+        # hand of a match is named by its match; an empty record id names nothing).
+        Index("ix_game_tenant_record", "tenant_id", "record_id"),
+        Index(
+            "uq_game_tenant_record",
+            "tenant_id",
+            "record_id",
+            unique=True,
+            sqlite_where=_NAMED_SINGLE_HAND,
+            postgresql_where=_NAMED_SINGLE_HAND,
+        ),
     )
 
     id: str = Field(primary_key=True, max_length=32)

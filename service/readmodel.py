@@ -24,7 +24,7 @@ trump cards of every step and where each finding stands, in words.
 >>> replay = model.replay(page.games[0].game_id)
 >>> replay.differs, replay.audit.steps[-1].phase == audit_pb2.PHASE_SCORING, replay.result_text
 (False, True, 'D+5')
->>> len(replay.message().report.steps) == len(replay.audit.steps)   # GetReplay's answer
+>>> len(replay.message().report.steps) == len(replay.audit.steps)   # GetGame's full view
 True
 >>> from chaodipi.engine.presets import get_ruleset
 >>> replay.game.reaudit(get_ruleset("shuangsheng")).ruleset           # nothing is stored
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,20 +57,29 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    union_all,
 )
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from chaodipi.auditor import CODES, audit_game, describe_position, describe_result
 from chaodipi.auditor.reading import Violation, resolve_ruleset
-from chaodipi.auditor.wire import SUITS_BY_PROTO
+from chaodipi.auditor.wire import SUITS_BY_PROTO, short_level_result
 from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
 from chaodipi.engine.order import trump_context
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.home import DEFAULT_TENANT
+from chaodipi.service.limits import (
+    MAX_PAGE_TOKEN,
+    BadArgument,
+    check_id,
+    check_ids,
+    id_problem,
+)
 from chaodipi.service.migrate import upgrade
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player
+from chaodipi.service.names import game_name, match_name, player_name
 from chaodipi.service.results import as_utc
 from chaodipi.service.store import ensure_tenant, find_tenant
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
@@ -87,8 +97,15 @@ STALE_STEPS_NOTE = (
 """The note a replay message carries when its steps' findings are not the stored ones."""
 
 
-class BadPageToken(ValueError):
-    """A page token that this service did not issue."""
+class BadPageToken(BadArgument):
+    """A page token that this service did not issue for these filters."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "page_token",
+            "not a next_page_token of this listing with these filters: "
+            "start again with an empty token",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +114,8 @@ class GameFilter:
 
     ``played_from`` is inclusive and ``played_to`` exclusive; both are compared in UTC (naive
     values are taken as UTC). ``with_findings`` selects games with (True) or without (False)
-    any finding. ``player_id`` is the id records give a player.
+    any finding. ``player_id`` is the id records give a player; ``match_id`` selects the hands
+    of a match by its id or its record id.
     """
 
     ruleset: str | None = None
@@ -138,12 +156,45 @@ class GameRow:
     match_id: str | None
     hand_index: int | None
 
+    def message(self) -> service_pb2.Game:
+        """The game as ``ListGames`` answers it: without record and report."""
+        game = service_pb2.Game(
+            name=game_name(self.game_id),
+            record_id=self.record_id,
+            ruleset=self.ruleset,
+            player_ids=self.player_ids,
+            breaches=self.breaches,
+            scoring_errors=self.scoring_errors,
+            warnings=self.warnings,
+            finding_codes=self.finding_codes,
+            level_result=self.level_result,
+            match=match_name(self.match_id) if self.match_id else "",
+        )
+        game.create_time.FromDatetime(as_utc(self.stored_at))
+        if self.played_at is not None:
+            game.play_time.FromDatetime(as_utc(self.played_at))
+        if self.defenders_points is not None:
+            game.defenders_points = self.defenders_points
+        if self.hand_index is not None:
+            game.hand_index = self.hand_index
+        return game
+
 
 @dataclass(frozen=True, slots=True)
 class GamePage:
     """One page of games, the token of the next page (empty: last page) and the total count."""
 
     games: tuple[GameRow, ...]
+    next_page_token: str
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatsPage:
+    """One page of players' statistics (by player id), the next page's token (empty: last
+    page) and the number of players selected."""
+
+    players: tuple[PlayerStatsRow, ...]
     next_page_token: str
     total: int
 
@@ -168,6 +219,28 @@ class PlayerStatsRow:
     levels_conceded: int
     win_rate: float
     breaches_by_code: Mapping[str, int] = field(default_factory=dict)
+
+    def message(self) -> service_pb2.PlayerStats:
+        """The statistics as ``GetPlayerStats`` and ``ListPlayers`` answer them."""
+        return service_pb2.PlayerStats(
+            name=player_name(self.player_id),
+            player_id=self.player_id,
+            display_name=self.display_name,
+            hands_played=self.games,
+            hands_as_dealer_side=self.hands_as_dealer_side,
+            hands_as_defenders=self.hands_as_defenders,
+            tricks_won=self.tricks_won,
+            points_taken=self.points_taken,
+            throws_tried=self.throws_tried,
+            throws_stood=self.throws_stood,
+            throws_failed=self.throws_failed,
+            breaches_by_code=self.breaches_by_code,
+            kou_di_count=self.kou_di_count,
+            kou_di_points=self.kou_di_points,
+            levels_gained=self.levels_gained,
+            levels_conceded=self.levels_conceded,
+            win_rate=self.win_rate,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +285,18 @@ class MatchRow:
     hand_game_ids: tuple[str, ...]
     stored_at: datetime
 
+    def message(self) -> service_pb2.Match:
+        """The match as ``GetMatch`` answers it."""
+        match = service_pb2.Match(
+            name=match_name(self.match_id),
+            record_id=self.record.match_id,
+            record=self.record,
+            report=self.report,
+            hand_games=[game_name(g) for g in self.hand_game_ids],
+        )
+        match.create_time.FromDatetime(as_utc(self.stored_at))
+        return match
+
 
 @dataclass(frozen=True, slots=True)
 class StoredGame:
@@ -230,16 +315,34 @@ class StoredGame:
     record: records_pb2.GameRecord
     report: audit_pb2.AuditReport
 
-    def message(self) -> service_pb2.Replay:
-        """The game as ``GetReplay`` answers it without steps (a new message)."""
-        replay = service_pb2.Replay(
-            game_id=self.game_id,
+    def message(self) -> service_pb2.Game:
+        """The game as ``GetGame`` answers it in its basic view, without steps (a new
+        message): the listing's fields worked out from the record and the stored audit."""
+        report = self.report
+        computed = report.computed
+        game = service_pb2.Game(
+            name=game_name(self.game_id),
+            record_id=self.record.record_id,
+            ruleset=report.ruleset or self.record.ruleset,
+            player_ids=[p.id for p in self.record.players],
+            breaches=report.breaches,
+            scoring_errors=report.scoring_errors,
+            warnings=report.warnings,
+            finding_codes=sorted({f.code for f in report.findings}),
+            level_result=short_level_result(computed.level_result),
+            match=match_name(self.match_id) if self.match_id else "",
             content_hash=self.content_hash,
             record=self.record,
-            report=self.report,
+            report=report,
         )
-        replay.stored_at.FromDatetime(as_utc(self.stored_at))
-        return replay
+        game.create_time.FromDatetime(as_utc(self.stored_at))
+        if self.played_at is not None:
+            game.play_time.FromDatetime(self.played_at)
+        if report.HasField("computed"):
+            game.defenders_points = computed.defenders_points
+        if self.hand_index is not None:
+            game.hand_index = self.hand_index
+        return game
 
     def replay(self) -> GameReplay:
         """The game with its steps recomputed by the current auditor: one ``audit_game`` of the
@@ -285,17 +388,17 @@ class GameReplay:
     finding_places: tuple[str, ...]
     result_text: str
 
-    def message(self) -> service_pb2.Replay:
-        """The game as ``GetReplay`` answers it with steps: the stored report with the steps
-        recomputed. Steps whose findings are not the stored ones (``differs``) would point at
+    def message(self) -> service_pb2.Game:
+        """The game as ``GetGame`` answers it in its full view: the stored report with the
+        steps recomputed. Steps whose findings are not the stored ones (``differs``) would point at
         the wrong findings, so their ``finding_indexes`` are dropped and ``notes`` says so."""
-        replay = self.game.message()
-        replay.report.steps.extend(self.audit.steps)
+        game = self.game.message()
+        game.report.steps.extend(self.audit.steps)
         if self.differs:
-            for step in replay.report.steps:
+            for step in game.report.steps:
                 del step.finding_indexes[:]
-            replay.report.notes.append(STALE_STEPS_NOTE)
-        return replay
+            game.report.notes.append(STALE_STEPS_NOTE)
+        return game
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,25 +451,37 @@ class ReadModel:
         """Games matching ``filters``, newest stored first, one page at a time, with the total.
 
         ``page_size`` is clamped to 1..``MAX_PAGE_SIZE`` (0: ``DEFAULT_PAGE_SIZE``); pass the
-        returned ``next_page_token`` to get the next page. Raises ``BadPageToken`` for a token
-        this method did not return. Two queries (count, page) and one for the page's seats.
+        returned ``next_page_token`` with the same filters to get the next page. Raises
+        ``BadPageToken`` for any other token, and ``BadArgument`` for a filter no stored game
+        could match (an id over 200 characters or with a control character). Two queries
+        (count, page) and one for the page's seats.
         """
+        _check_game_filter(filters)
         with self.sessions() as session:
             return _list_games(session, self.tenant_id, filters, page_size, page_token)
 
-    def page_token_after(self, game_id: str) -> str | None:
-        """A ``page_token`` for ``games()`` that continues just after this game (in the order
-        ``games()`` lists them), or None if the tenant has no such game: how a long read such
-        as ``chaodipi dump --after GAME`` resumes."""
-        game = self.game(game_id)
-        return None if game is None else _encode_token(game.stored_at, game.game_id)
+    def page_token_after(self, name: str, filters: GameFilter = GameFilter()) -> str | None:
+        """A ``page_token`` for ``games(filters)`` that continues just after this game (in the
+        order ``games()`` lists them), or None if the tenant has no such game: how a long read
+        such as ``chaodipi dump --after GAME`` resumes."""
+        game = self.game(name)
+        if game is None:
+            return None
+        stamp = as_utc(game.stored_at).isoformat()
+        return _encode_token("games", _fingerprint(filters), stamp, game.game_id)
 
-    def game(self, game_id: str) -> StoredGame | None:
-        """A stored game with its stored audit, or None if the tenant has no such game."""
+    def game(self, name: str) -> StoredGame | None:
+        """A stored game with its stored audit, by its game id or its record id, or None if the
+        tenant has none of that name (nor for a name no game can have).
+
+        A record id names the single hand that has it (record ids are unique per tenant among
+        single hands), else the one hand of a match that has it; a record id shared by hands
+        of several matches names none of them. At most three indexed lookups.
+        """
+        if id_problem(name):
+            return None
         with self.sessions() as session:
-            found = session.scalar(
-                select(Game).where(col(Game.id) == game_id, col(Game.tenant_id) == self.tenant_id)
-            )
+            found = _find_game(session, self.tenant_id, name)
         if found is None:
             return None
         record, report = records_pb2.GameRecord(), audit_pb2.AuditReport()
@@ -383,20 +498,23 @@ class ReadModel:
             report=report,
         )
 
-    def replay(self, game_id: str) -> GameReplay | None:
-        """A stored game with its steps recomputed by the current auditor
-        (``StoredGame.replay``), or None if the tenant has no such game."""
-        game = self.game(game_id)
+    def replay(self, name: str) -> GameReplay | None:
+        """A stored game (by game id or record id, as ``game``) with its steps recomputed by the
+        current auditor (``StoredGame.replay``), or None if the tenant has no such game."""
+        game = self.game(name)
         return None if game is None else game.replay()
 
-    def match(self, match_id: str) -> MatchRow | None:
-        """A stored match with its match-level findings and its hands' game ids, or None."""
+    def match(self, name: str) -> MatchRow | None:
+        """A stored match by its id or its record id (match id), with its match-level findings
+        and its hands' game ids, or None."""
+        if id_problem(name):
+            return None
         with self.sessions() as session:
-            found = session.scalar(
-                select(Match).where(
-                    col(Match.id) == match_id, col(Match.tenant_id) == self.tenant_id
-                )
-            )
+            mine = col(Match.tenant_id) == self.tenant_id
+            # Its own id first: a record id that happens to be another match's id loses.
+            found = session.scalar(select(Match).where(mine, col(Match.id) == name))
+            if found is None:
+                found = session.scalar(select(Match).where(mine, *_named_match(name)))
             if found is None:
                 return None
             hands = tuple(
@@ -414,6 +532,8 @@ class ReadModel:
     def players(self, *, search: str = "") -> list[PlayerRow]:
         """The tenant's players with their game counts, by player id; ``search`` keeps those
         whose id or display name holds it (case-insensitive)."""
+        if "\x00" in search:
+            return []  # no stored id or name holds NUL (service.limits)
         with self.sessions() as session:
             return _list_players(session, self.tenant_id, search)
 
@@ -421,19 +541,65 @@ class ReadModel:
         """Statistics per player over the games selected, ordered by player id.
 
         One GROUP BY over the players' seats for the totals, one over their breach findings for
-        ``breaches_by_code``. The win rate counts only hands with a computed result.
+        ``breaches_by_code``. The win rate counts only hands with a computed result. Raises
+        ``BadArgument`` for more than 1,000 player ids or an id no player can have.
         """
+        _check_stats_filter(filters)
         with self.sessions() as session:
             return _player_stats(session, self.tenant_id, filters)
+
+    def player_stats_page(
+        self,
+        filters: StatsFilter = StatsFilter(),
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        page_token: str = "",
+    ) -> PlayerStatsPage:
+        """``player_stats`` one page at a time (by player id), with the number of players
+        selected; paging as ``games`` pages (``BadPageToken`` for a token of other filters)."""
+        _check_stats_filter(filters)
+        size = _page_size(page_size)
+        fingerprint = _fingerprint(filters)
+        after = _decode_token(page_token, "players", fingerprint, 1)[0] if page_token else ""
+        with self.sessions() as session:
+            total = _count_players(session, self.tenant_id, filters)
+            rows = _player_stats(session, self.tenant_id, filters, after=after, limit=size + 1)
+        more = len(rows) > size
+        rows = rows[:size]
+        token = _encode_token("players", fingerprint, rows[-1].player_id) if more else ""
+        return PlayerStatsPage(tuple(rows), token, total)
+
+    def player(self, player_id: str, filters: StatsFilter = StatsFilter()) -> PlayerStatsRow | None:
+        """One player's statistics over the games selected (``filters.player_ids`` is
+        ignored): zeros when none of the player's games is selected, None for a player the
+        tenant does not know."""
+        check_id("player_id", player_id)
+        only = StatsFilter((player_id,), filters.ruleset, filters.played_from, filters.played_to)
+        _check_stats_filter(only)
+        with self.sessions() as session:
+            rows = _player_stats(session, self.tenant_id, only)
+            if rows:
+                return rows[0]
+            name = session.scalar(
+                select(col(Player.display_name)).where(
+                    col(Player.tenant_id) == self.tenant_id, col(Player.player_key) == player_id
+                )
+            )
+        if name is None:
+            return None
+        return PlayerStatsRow(player_id, name, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0)
 
     def player_hands(self, player_id: str, *, limit: int = 500) -> list[PlayerHandRow]:
         """The player's latest ``limit`` stored hands, oldest first, straight from the seat
         rows (empty for a player the tenant does not know)."""
+        if id_problem(player_id):
+            return []
         with self.sessions() as session:
             return _player_hands(session, self.tenant_id, player_id, limit)
 
     def finding_counts(self, filters: GameFilter = GameFilter()) -> list[FindingCount]:
         """Findings per code and severity in the selected games (most frequent first)."""
+        _check_game_filter(filters)
         with self.sessions() as session:
             return _finding_counts(session, self.tenant_id, filters)
 
@@ -494,6 +660,42 @@ def _common_conditions(
     return conditions
 
 
+def _check_game_filter(filters: GameFilter) -> None:
+    check_id("ruleset", filters.ruleset or "", required=False)
+    check_id("player_id", filters.player_id or "", required=False)
+    check_id("finding_code", filters.finding_code or "", required=False)
+    check_id("match_id", filters.match_id or "", required=False)
+
+
+def _check_stats_filter(filters: StatsFilter) -> None:
+    check_ids("player_ids", filters.player_ids)
+    check_id("ruleset", filters.ruleset or "", required=False)
+
+
+def _named_match(record_id: str) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """The match with this record id: "record_id <> ''" spelled out matches the unique index's
+    own condition, so the database searches it instead of every match of the tenant."""
+    return col(Match.record_id) == record_id, col(Match.record_id) != ""
+
+
+def _find_game(session: Session, tenant: int, name: str) -> Game | None:
+    """The game called ``name``: its id, else the single hand with that record id, else the one
+    hand of a match with it."""
+    mine = col(Game.tenant_id) == tenant
+    found = session.scalar(select(Game).where(mine, col(Game.id) == name))
+    if found is None:
+        single = col(Game.dedupe_scope) == "", col(Game.record_id) != ""  # the unique index's
+        found = session.scalar(select(Game).where(mine, col(Game.record_id) == name, *single))
+    if found is None:
+        hands = session.scalars(
+            select(Game)
+            .where(mine, col(Game.record_id) == name, col(Game.match_id).is_not(None))
+            .limit(2)
+        ).all()
+        found = hands[0] if len(hands) == 1 else None
+    return found
+
+
 def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
     conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
     if filters.player_id:
@@ -515,33 +717,65 @@ def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[boo
         total = col(Game.breaches) + col(Game.scoring_errors) + col(Game.warnings)
         conditions.append(total > 0 if filters.with_findings else total == 0)
     if filters.match_id:
-        conditions.append(col(Game.match_id) == filters.match_id)
+        key, mine = filters.match_id, col(Match.tenant_id) == tenant
+        named = union_all(
+            select(col(Match.id)).where(mine, col(Match.id) == key),
+            select(col(Match.id)).where(mine, *_named_match(key)),
+        )
+        conditions.append(col(Game.match_id).in_(named))
     return conditions
 
 
-def _encode_token(stored_at: datetime, game_id: str) -> str:
-    raw = f"{as_utc(stored_at).isoformat()}|{game_id}".encode()
+def _page_size(page_size: int) -> int:
+    return min(max(page_size, 1), MAX_PAGE_SIZE) if page_size else DEFAULT_PAGE_SIZE
+
+
+def _fingerprint(filters: GameFilter | StatsFilter) -> str:
+    """A short hash of the filters, carried in a page token: a token is only good for them."""
+    return hashlib.sha256(repr(filters).encode()).hexdigest()[:12]
+
+
+def _encode_token(kind: str, fingerprint: str, *parts: str) -> str:
+    raw = "\x1f".join((kind, fingerprint, *parts)).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_token(token: str) -> tuple[datetime, str]:
+def _decode_token(token: str, kind: str, fingerprint: str, count: int) -> list[str]:
+    """The ``count`` parts of a token ``_encode_token(kind, fingerprint, ...)`` made;
+    ``BadPageToken`` for anything else. Each part is then a valid id (no NUL, at most 200
+    characters), so a query may use it as it is."""
+    if len(token) > MAX_PAGE_TOKEN:
+        raise BadPageToken()
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        stamp, game_id = raw.split("|", 1)
-        return as_utc(datetime.fromisoformat(stamp)), game_id
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise BadPageToken(f"bad page token {token!r}") from exc
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise BadPageToken() from None
+    fields = raw.split("\x1f")
+    parts = fields[2:]
+    if fields[:2] != [kind, fingerprint] or len(parts) != count:
+        raise BadPageToken()
+    if any(id_problem(part) for part in parts):
+        raise BadPageToken()
+    return parts
 
 
 def _list_games(
     session: Session, tenant: int, filters: GameFilter, page_size: int, page_token: str
 ) -> GamePage:
-    size = min(max(page_size, 1), MAX_PAGE_SIZE) if page_size else DEFAULT_PAGE_SIZE
+    size = _page_size(page_size)
+    fingerprint = _fingerprint(filters)
+    after: tuple[datetime, str] | None = None
+    if page_token:
+        stamp_text, last_id = _decode_token(page_token, "games", fingerprint, 2)
+        try:
+            after = (as_utc(datetime.fromisoformat(stamp_text)), last_id)
+        except ValueError:
+            raise BadPageToken() from None
     conditions = _game_conditions(tenant, filters)
     total = session.scalar(select(func.count()).select_from(Game).where(*conditions)) or 0
     query = select(Game).where(*conditions)
-    if page_token:
-        stamp, last_id = _decode_token(page_token)
+    if after is not None:
+        stamp, last_id = after
         query = query.where(
             or_(
                 col(Game.stored_at) < stamp,
@@ -579,7 +813,10 @@ def _list_games(
         )
         for g in games
     )
-    token = _encode_token(games[-1].stored_at, games[-1].id) if more else ""
+    token = ""
+    if more:
+        last = games[-1]
+        token = _encode_token("games", fingerprint, as_utc(last.stored_at).isoformat(), last.id)
     return GamePage(games=rows, next_page_token=token, total=total)
 
 
@@ -590,9 +827,32 @@ def _stats_conditions(tenant: int, filters: StatsFilter) -> list[ColumnElement[b
     return conditions
 
 
-def _player_stats(session: Session, tenant: int, filters: StatsFilter) -> list[PlayerStatsRow]:
+def _count_players(session: Session, tenant: int, filters: StatsFilter) -> int:
+    selected = (
+        select(col(GamePlayer.player_id))
+        .join(Player, col(Player.id) == col(GamePlayer.player_id))
+        .join(Game, col(Game.id) == col(GamePlayer.game_id))
+        .where(*_stats_conditions(tenant, filters))
+        .distinct()
+        .subquery()
+    )
+    return session.scalar(select(func.count()).select_from(selected)) or 0
+
+
+def _player_stats(
+    session: Session,
+    tenant: int,
+    filters: StatsFilter,
+    *,
+    after: str = "",
+    limit: int | None = None,
+) -> list[PlayerStatsRow]:
+    """Statistics of the players selected, by player id: those after ``after`` (a player id),
+    at most ``limit`` of them."""
     gp = GamePlayer
     conditions = _stats_conditions(tenant, filters)
+    if after:
+        conditions.append(col(Player.player_key) > after)
 
     def total(column: SQLColumnExpression[int]) -> ColumnElement[int]:
         return func.coalesce(func.sum(column), 0)
@@ -622,7 +882,11 @@ def _player_stats(session: Session, tenant: int, filters: StatsFilter) -> list[P
         .where(*conditions)
         .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
         .order_by(col(Player.player_key))
+        .limit(limit)
     )
+    rows = session.execute(query).all()
+    if limit is not None:  # breaches of this page's players only
+        conditions.append(col(Player.player_key).in_([row[0] for row in rows]))
     breaches: dict[str, dict[str, int]] = defaultdict(dict)
     for key, code, count in session.execute(
         select(col(Player.player_key), col(Finding.code), func.count())
@@ -651,7 +915,7 @@ def _player_stats(session: Session, tenant: int, filters: StatsFilter) -> list[P
             win_rate=float(row[14]),
             breaches_by_code=breaches.get(row[0], {}),
         )
-        for row in session.execute(query)
+        for row in rows
     ]
 
 

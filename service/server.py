@@ -1,451 +1,99 @@
-"""The gRPC server: ``chaodipi.v1.AuditService`` on ``grpc.aio``, with health checking, server
-reflection, API-key auth per tenant, message size limits and graceful shutdown.
+"""The gRPC server: the servicers of ``SERVICES`` on ``grpc.aio``, with health checking, server
+reflection, API-key auth per tenant, TLS, message size limits and graceful shutdown.
 
-Upload reports a malformed record in its summary (STATUS_REJECTED, the field violations in
-``error``) and keeps the good ones; only a stream in which every record is malformed fails, with
-INVALID_ARGUMENT and a ``google.rpc.BadRequest`` naming ``records[i].<field>``. The unary Audit
-of a malformed record is INVALID_ARGUMENT with the same detail. A message that is not even
-protobuf is read the same way: a rejected record in a stream, INVALID_ARGUMENT in a unary call.
+Every call of a service in ``SERVICES`` passes through the API-key check (``AuthInterceptor``)
+and then ``_bound``, which sets the caller's tenant, reads the request bytes itself (a message
+that is not protobuf is INVALID_ARGUMENT, or one rejected record in a stream, where gRPC's own
+reading would answer UNKNOWN) and turns whatever the servicer raises into a status
+(``service.errors``): no call answers UNKNOWN. Serving one more service is one more
+``Registration`` in ``SERVICES``.
 
 Limits (``ServerConfig``): a request message over ``max_message_bytes`` (one record), a stream
 over ``max_records_per_upload`` records or ``max_upload_bytes`` bytes is RESOURCE_EXHAUSTED.
 Batches of a stream that were stored before the call failed stay stored, each record whole;
 re-sending the stream stores the rest and reports those as duplicates.
+
+Transport: with ``tls_cert`` and ``tls_key`` the server speaks TLS only (with ``tls_client_ca``
+it asks clients for a certificate signed by that CA). Keys must not cross a network in the
+clear: with keys required and no TLS it listens on 127.0.0.1 unless ``insecure`` says
+otherwise, and refuses to start on another address it was given.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
+import functools
 import logging
 import multiprocessing
-import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, NoReturn, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
-from google.protobuf.timestamp_pb2 import Timestamp
-from google.rpc import (  # type: ignore[import-untyped]  # has .pyi files but no py.typed
-    code_pb2,
-    error_details_pb2,
-    status_pb2,
-)
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from grpc_status import rpc_status
-from sqlalchemy import Engine
 
-from chaodipi.auditor.reading import Violation, resolve_ruleset
-from chaodipi.engine.ruleset import Ruleset
-from chaodipi.service.audited import Audited
-from chaodipi.service.db import SessionFactory, make_engine, session_factory
+from chaodipi.service.audit_service import AuditServicer
+from chaodipi.service.budget import Board, Calls
+from chaodipi.service.context import STREAM, TENANT, ServerConfig, State, StreamRead
+from chaodipi.service.db import make_engine, session_factory
+from chaodipi.service.errors import InvalidRequest, LimitExceeded, abort_for
 from chaodipi.service.home import DEFAULT_TENANT
-from chaodipi.service.ingest import (
-    all_violations,
-    audit_serialized,
-    exit_with_parent,
-    make_audited,
-    parse_report,
-    run_audit,
-    unreadable_request,
-)
+from chaodipi.service.ingest import audit_serialized, start_worker
 from chaodipi.service.keys import has_active_keys, tenant_for_key
 from chaodipi.service.migrate import upgrade
-from chaodipi.service.readmodel import (
-    BadPageToken,
-    GameFilter,
-    GameReplay,
-    ReadModel,
-    StatsFilter,
-    StoredGame,
-)
-from chaodipi.service.store import ensure_tenant, store_batch
-from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
+from chaodipi.service.store import ensure_tenant
+from chaodipi.v1 import audit_pb2, service_pb2, service_pb2_grpc
+
+__all__ = [
+    "SERVICES",
+    "ConfigError",
+    "PortInUse",
+    "Registration",
+    "RunningServer",
+    "ServerConfig",
+    "serve",
+    "start",
+]
 
 log = logging.getLogger("chaodipi.service")
 
-SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
-_REQUEST_TYPES = {
-    f"/{SERVICE_NAME}/{m.name}": m.input_type.full_name
-    for m in service_pb2.DESCRIPTOR.services_by_name["AuditService"].methods
-}
-"""The request message type of each AuditService method, by its gRPC path."""
-_TENANT: contextvars.ContextVar[int] = contextvars.ContextVar("tenant")
-_STREAM: contextvars.ContextVar[_StreamRead] = contextvars.ContextVar("stream")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-_Batch = list[tuple[Audited, service_pb2.RecordSummary]]
-"""An upload batch's records with their summaries, once stored."""
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
-@dataclass(slots=True)
-class ServerConfig:
-    """How to run the server; the defaults suit a single machine."""
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A service the server serves behind the API-key check: its descriptor, the generated
+    ``add_…Servicer_to_server`` function and how to make its servicer from the shared state."""
 
-    port: int = 50051
-    host: str | None = None  # None: all interfaces with keys, 127.0.0.1 without
-    database_url: str | None = None
-    max_message_bytes: int = 4 * 1024 * 1024
-    max_records_per_upload: int = 100_000
-    max_upload_bytes: int = 512 * 1024 * 1024
-    batch_size: int = 64
-    # Processes auditing uploads next to the event loop (0: a thread of this process); the
-    # audit is pure Python, so one per core is what lets an upload use more than one core.
-    audit_workers: int = field(default_factory=lambda: min(os.cpu_count() or 1, 4))
-    grace_seconds: float = 10.0
-    # Time between health turning NOT_SERVING and refusing new calls, for load balancers.
-    drain_seconds: float = 0.0
-    require_keys: bool | None = None  # None: when any key exists
+    service: ServiceDescriptor
+    add: Callable[[Any, grpc.aio.Server], None]
+    make: Callable[[State], object]
 
 
-@dataclass(slots=True)
-class _StreamRead:
-    """What reading a request stream found: messages that do not parse, by stream index."""
+SERVICES: tuple[Registration, ...] = (
+    Registration(
+        service_pb2.DESCRIPTOR.services_by_name["AuditService"],
+        service_pb2_grpc.add_AuditServiceServicer_to_server,
+        AuditServicer,
+    ),
+)
+"""Every service of the API, each behind the API-key check."""
 
-    unreadable: dict[int, str] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class _State:
-    """What the servicer shares: the database, the audit executor and the limits."""
-
-    engine: Engine
-    sessions: SessionFactory
-    executor: Executor | None
-    config: ServerConfig
-    default_tenant: int
-    require_keys: bool
-
-
-async def _abort_bad_request(
-    context: grpc.aio.ServicerContext[Any, Any],
-    message: str,
-    violations: Sequence[audit_pb2.FieldViolation],
-) -> NoReturn:
-    detail = error_details_pb2.BadRequest()
-    for v in violations:
-        detail.field_violations.add(field=v.field, description=v.description)
-    status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=message)
-    status.details.add().Pack(detail)
-    await context.abort_with_status(rpc_status.to_status(status))
-    raise AssertionError("abort_with_status returned")  # abort always raises
-
-
-def _ruleset(
-    record_ruleset: str, record_overrides: str, ruleset: str, overrides: str
-) -> Ruleset | Violation | None:
-    """The ruleset a request asks for (None: the record's own). A new ruleset id drops the
-    record's overrides, which were written for its own ruleset."""
-    if not ruleset and not overrides:
-        return None
-    resolved = resolve_ruleset(
-        ruleset or record_ruleset, overrides or ("" if ruleset else record_overrides)
-    )
-    if isinstance(resolved, Violation):
-        name = "ruleset_overrides_json" if resolved.field.endswith("overrides_json") else "ruleset"
-        return Violation(name, resolved.description)
-    return resolved
-
-
-def _utc(stamp: Timestamp) -> datetime:
-    return stamp.ToDatetime(tzinfo=UTC)
-
-
-class AuditServicer(service_pb2_grpc.AuditServiceServicer):
-    """``chaodipi.v1.AuditService``; the tenant comes from the auth interceptor."""
-
-    def __init__(self, state: _State) -> None:
-        self.state = state
-
-    async def _audit_in_background(
-        self, requests: Sequence[service_pb2.UploadRequest]
-    ) -> list[audit_pb2.AuditReport | audit_pb2.MatchAuditReport | None]:
-        # The audit is CPU-bound pure Python: a worker process gives it the second core, and even
-        # the thread fallback keeps health checks answering while a big batch is audited.
-        loop = asyncio.get_running_loop()
-        if isinstance(self.state.executor, ProcessPoolExecutor):
-            data = [r.SerializeToString() for r in requests]
-            out = await loop.run_in_executor(self.state.executor, audit_serialized, data)
-            return [parse_report(r, d) for r, d in zip(requests, out, strict=True)]
-        return await loop.run_in_executor(
-            self.state.executor, lambda: [run_audit(r) for r in requests]
-        )
-
-    async def _audit_and_store(
-        self,
-        tenant: int,
-        start: int,
-        requests: list[service_pb2.UploadRequest],
-        previous: asyncio.Task[_Batch] | None,
-    ) -> _Batch:
-        reports = await self._audit_in_background(requests)
-        unreadable = _STREAM.get().unreadable
-        items = [
-            unreadable_request(start + i, unreadable[start + i])
-            if start + i in unreadable
-            else make_audited(start + i, request, report)
-            for i, (request, report) in enumerate(zip(requests, reports, strict=True))
-        ]
-        if previous is not None:
-            await previous  # batches are written in stream order, one writer at a time
-        summaries = await asyncio.to_thread(store_batch, self.state.sessions, tenant, items)
-        return list(zip(items, summaries, strict=True))
-
-    async def Upload(
-        self,
-        request_iterator: AsyncIterator[service_pb2.UploadRequest],
-        context: grpc.aio.ServicerContext[service_pb2.UploadRequest, service_pb2.UploadResponse],
-    ) -> service_pb2.UploadResponse:
-        """Audit and store every record of the stream; one summary per record."""
-        tenant = _TENANT.get()
-        config = self.state.config
-        # Batches are audited concurrently (one per worker, plus one queued) while the stream is
-        # still being read; each is stored after the one before it, so summaries stay in order.
-        in_flight = max(config.audit_workers, 1) + 1
-        stores: list[asyncio.Task[_Batch]] = []
-        batch: list[service_pb2.UploadRequest] = []
-        count = 0
-
-        def dispatch() -> None:
-            previous = stores[-1] if stores else None
-            stores.append(
-                asyncio.create_task(
-                    self._audit_and_store(tenant, count - len(batch), batch, previous)
-                )
-            )
-
-        try:
-            async for request in request_iterator:
-                count += 1
-                if count > config.max_records_per_upload:
-                    await context.abort(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"an upload holds at most {config.max_records_per_upload} records: "
-                        "split the stream",
-                    )
-                batch.append(request)
-                if len(batch) >= config.batch_size:
-                    dispatch()
-                    batch = []
-                    pending = [t for t in stores if not t.done()]
-                    if len(pending) > in_flight:
-                        await asyncio.wait(pending[:-in_flight])
-            if batch:
-                dispatch()
-            done = [pair for pairs in await asyncio.gather(*stores) for pair in pairs]
-        except BaseException:
-            for task in stores:  # a cancelled or failed call stops its queued batches
-                task.cancel()
-            raise
-        summaries = [summary for _, summary in done]
-        rejected = [item for item, _ in done if item.violations]
-        if count and len(rejected) == count:
-            await _abort_bad_request(
-                context, f"all {count} records are malformed", all_violations(rejected)
-            )
-        return service_pb2.UploadResponse(results=summaries)
-
-    async def Audit(
-        self,
-        request: service_pb2.AuditRequest,
-        context: grpc.aio.ServicerContext[service_pb2.AuditRequest, service_pb2.AuditResponse],
-    ) -> service_pb2.AuditResponse:
-        """Audit one record without storing it."""
-        kind = request.WhichOneof("record")
-        if kind is None:
-            await _abort_bad_request(
-                context,
-                "no record",
-                [
-                    audit_pb2.FieldViolation(
-                        field="record", description="missing: give game or match"
-                    )
-                ],
-            )
-        record: records_pb2.GameRecord | records_pb2.MatchRecord = (
-            request.game if kind == "game" else request.match
-        )
-        ruleset = _ruleset(
-            record.ruleset,
-            record.ruleset_overrides_json,
-            request.ruleset_override,
-            request.ruleset_overrides_json,
-        )
-        if isinstance(ruleset, Violation):
-            name = "ruleset_override" if ruleset.field == "ruleset" else ruleset.field
-            await _abort_bad_request(
-                context,
-                "bad ruleset",
-                [audit_pb2.FieldViolation(field=name, description=ruleset.description)],
-            )
-        upload = (
-            service_pb2.UploadRequest(game=request.game)
-            if kind == "game"
-            else (service_pb2.UploadRequest(match=request.match))
-        )
-        loop = asyncio.get_running_loop()
-        report = await loop.run_in_executor(None, run_audit, upload, ruleset)
-        violations = list(report.rejections) if report is not None else []
-        if isinstance(report, audit_pb2.MatchAuditReport):
-            violations += [v for hand in report.hands for v in hand.rejections]
-        if violations:
-            await _abort_bad_request(
-                context,
-                f"the {kind} cannot be replayed",
-                [
-                    audit_pb2.FieldViolation(field=f"{kind}.{v.field}", description=v.description)
-                    for v in violations
-                ],
-            )
-        if isinstance(report, audit_pb2.AuditReport):
-            return service_pb2.AuditResponse(report=report)
-        return service_pb2.AuditResponse(match_report=report)
-
-    def _model(self) -> ReadModel:
-        """The caller's tenant's stored games (its methods do blocking database I/O: run them
-        in a thread)."""
-        return ReadModel(self.state.sessions, _TENANT.get())
-
-    async def GetReplay(
-        self,
-        request: service_pb2.GetReplayRequest,
-        context: grpc.aio.ServicerContext[
-            service_pb2.GetReplayRequest, service_pb2.GetReplayResponse
-        ],
-    ) -> service_pb2.GetReplayResponse:
-        """A stored game of the caller's tenant, with steps recomputed on request."""
-        model = self._model()
-        found: GameReplay | StoredGame | None
-        if request.include_steps:
-            found = await asyncio.to_thread(model.replay, request.game_id)
-        else:
-            found = await asyncio.to_thread(model.game, request.game_id)
-        if found is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
-        return service_pb2.GetReplayResponse(replay=found.message())
-
-    async def ListGames(
-        self,
-        request: service_pb2.ListGamesRequest,
-        context: grpc.aio.ServicerContext[
-            service_pb2.ListGamesRequest, service_pb2.ListGamesResponse
-        ],
-    ) -> service_pb2.ListGamesResponse:
-        """A page of the caller's games matching the filters."""
-        filters = GameFilter(
-            ruleset=request.ruleset or None,
-            player_id=request.player_id or None,
-            finding_code=request.finding_code or None,
-            played_from=_utc(request.played_from) if request.HasField("played_from") else None,
-            played_to=_utc(request.played_to) if request.HasField("played_to") else None,
-            with_findings=request.with_findings if request.HasField("with_findings") else None,
-        )
-        if request.page_size < 0:
-            await _abort_bad_request(
-                context,
-                "bad page size",
-                [audit_pb2.FieldViolation(field="page_size", description="must not be negative")],
-            )
-        try:
-            page = await asyncio.to_thread(
-                self._model().games,
-                filters,
-                page_size=request.page_size,
-                page_token=request.page_token,
-            )
-        except BadPageToken as exc:
-            await _abort_bad_request(
-                context,
-                "bad page token",
-                [audit_pb2.FieldViolation(field="page_token", description=str(exc))],
-            )
-        response = service_pb2.ListGamesResponse(
-            next_page_token=page.next_page_token, total=page.total
-        )
-        for row in page.games:
-            summary = response.games.add(
-                game_id=row.game_id,
-                record_id=row.record_id,
-                ruleset=row.ruleset,
-                player_ids=row.player_ids,
-                breaches=row.breaches,
-                scoring_errors=row.scoring_errors,
-                warnings=row.warnings,
-                finding_codes=row.finding_codes,
-                defenders_points=row.defenders_points or 0,
-                level_result=row.level_result,
-                match_id=row.match_id or "",
-            )
-            summary.stored_at.FromDatetime(row.stored_at)
-            if row.played_at is not None:
-                summary.played_at.FromDatetime(row.played_at)
-        return response
-
-    async def PlayerStats(
-        self,
-        request: service_pb2.PlayerStatsRequest,
-        context: grpc.aio.ServicerContext[
-            service_pb2.PlayerStatsRequest, service_pb2.PlayerStatsResponse
-        ],
-    ) -> service_pb2.PlayerStatsResponse:
-        """Statistics of the caller's players, computed by the database."""
-        filters = StatsFilter(
-            player_ids=tuple(request.player_ids),
-            ruleset=request.ruleset or None,
-            played_from=_utc(request.played_from) if request.HasField("played_from") else None,
-            played_to=_utc(request.played_to) if request.HasField("played_to") else None,
-        )
-        rows = await asyncio.to_thread(self._model().player_stats, filters)
-        response = service_pb2.PlayerStatsResponse()
-        for row in rows:
-            response.players.add(
-                player_id=row.player_id,
-                display_name=row.display_name,
-                games=row.games,
-                hands_as_dealer_side=row.hands_as_dealer_side,
-                hands_as_defenders=row.hands_as_defenders,
-                tricks_won=row.tricks_won,
-                points_taken=row.points_taken,
-                throws_tried=row.throws_tried,
-                throws_stood=row.throws_stood,
-                throws_failed=row.throws_failed,
-                breaches_by_code=row.breaches_by_code,
-                kou_di_count=row.kou_di_count,
-                kou_di_points=row.kou_di_points,
-                levels_gained=row.levels_gained,
-                levels_conceded=row.levels_conceded,
-                win_rate=row.win_rate,
-            )
-        return response
-
-    async def Reaudit(
-        self,
-        request: service_pb2.ReauditRequest,
-        context: grpc.aio.ServicerContext[service_pb2.ReauditRequest, service_pb2.ReauditResponse],
-    ) -> service_pb2.ReauditResponse:
-        """Audit a stored game again, under another ruleset if asked; nothing is stored."""
-        game = await asyncio.to_thread(self._model().game, request.game_id)
-        if game is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
-        ruleset = _ruleset(
-            game.record.ruleset,
-            game.record.ruleset_overrides_json,
-            request.ruleset,
-            request.ruleset_overrides_json,
-        )
-        if isinstance(ruleset, Violation):
-            await _abort_bad_request(
-                context,
-                "bad ruleset",
-                [audit_pb2.FieldViolation(field=ruleset.field, description=ruleset.description)],
-            )
-        report = await asyncio.get_running_loop().run_in_executor(None, game.reaudit, ruleset)
-        return service_pb2.ReauditResponse(report=report)
+SERVICE_NAME = SERVICES[0].service.full_name
+_REQUEST_TYPES = {
+    f"/{entry.service.full_name}/{m.name}": m.input_type.full_name
+    for entry in SERVICES
+    for m in entry.service.methods
+}
+"""The request message type of each method behind the key check, by its gRPC path."""
 
 
 def _read_error(method: str, exc: DecodeError) -> audit_pb2.FieldViolation:
@@ -458,86 +106,112 @@ def _read_error(method: str, exc: DecodeError) -> audit_pb2.FieldViolation:
 def _bound(
     handler: grpc.RpcMethodHandler[Req, Resp], method: str, tenant: int, config: ServerConfig
 ) -> grpc.RpcMethodHandler[Req, Resp]:
-    """The same handler, run with the caller's tenant in ``_TENANT``, reading the request bytes
-    itself: gRPC's own reading answers a message that is not protobuf with UNKNOWN, while this
-    is the caller's error (INVALID_ARGUMENT), or in a stream one rejected record."""
+    """The same handler, run with the caller's tenant in ``TENANT``, reading the request bytes
+    itself, its exceptions turned into statuses (``service.errors.abort_for``)."""
     decode = handler.request_deserializer
     assert decode is not None  # generated handlers always name their request type
 
-    def bind_unary(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def call(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            _TENANT.set(tenant)  # in this call's own task context
-            try:
-                request = decode(raw)
-            except DecodeError as exc:
-                await _abort_bad_request(
-                    context, "the request cannot be read", [_read_error(method, exc)]
+    async def one(raw: bytes) -> Any:
+        try:
+            return decode(raw)
+        except DecodeError as exc:
+            raise InvalidRequest("the request cannot be read", [_read_error(method, exc)]) from None
+
+    def stream(raw_stream: AsyncIterator[bytes]) -> AsyncIterator[Any]:
+        read = StreamRead()
+        STREAM.set(read)  # in the call's context, before the servicer runs
+        return messages(raw_stream, read)
+
+    async def messages(raw_stream: AsyncIterator[bytes], read: StreamRead) -> AsyncIterator[Any]:
+        total = 0
+        index = 0
+        async for raw in raw_stream:
+            total += len(raw)
+            if total > config.max_upload_bytes:
+                raise LimitExceeded(
+                    f"an upload holds at most {config.max_upload_bytes} bytes: split the "
+                    f"stream (record {index} passes the limit)"
                 )
-            return await behavior(request, context)
+            try:
+                yield decode(raw)
+            except DecodeError as exc:
+                read.unreadable[index] = _read_error(method, exc).description
+                yield decode(b"")  # an empty request holds its place in the stream
+            index += 1
+
+    # The generated handlers are typed for the synchronous server; grpc.aio runs coroutines.
+    def unary_out(behavior: Callable[[Any, Any], Any], streamed_in: bool) -> Any:
+        async def call(raw: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            TENANT.set(tenant)  # in this call's own task context
+            try:
+                request = stream(raw) if streamed_in else await one(raw)
+                return await behavior(request, context)
+            except Exception as exc:
+                await abort_for(context, exc, method)
 
         return call
 
-    def bind_stream(behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def call(
-            raw_stream: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
-        ) -> Any:
-            _TENANT.set(tenant)
-            read = _StreamRead()
-            _STREAM.set(read)
-
-            async def requests() -> AsyncIterator[Any]:
-                total = 0
-                index = 0
-                async for raw in raw_stream:
-                    total += len(raw)
-                    if total > config.max_upload_bytes:
-                        await context.abort(
-                            grpc.StatusCode.RESOURCE_EXHAUSTED,
-                            f"an upload holds at most {config.max_upload_bytes} bytes: "
-                            f"split the stream (record {index} passes the limit)",
-                        )
-                    try:
-                        yield decode(raw)
-                    except DecodeError as exc:
-                        read.unreadable[index] = _read_error(method, exc).description
-                        yield decode(b"")  # an empty request holds its place in the stream
-                    index += 1
-
-            return await behavior(requests(), context)
+    def stream_out(behavior: Callable[[Any, Any], Any], streamed_in: bool) -> Any:
+        async def call(raw: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+            TENANT.set(tenant)
+            try:
+                request = stream(raw) if streamed_in else await one(raw)
+                async for response in behavior(request, context):
+                    yield response
+            except Exception as exc:
+                await abort_for(context, exc, method)
 
         return call
 
+    out = handler.response_serializer
     if handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(
-            bind_unary(handler.unary_unary), None, handler.response_serializer
-        )
+        return grpc.unary_unary_rpc_method_handler(unary_out(handler.unary_unary, False), None, out)
     if handler.stream_unary is not None:
         return grpc.stream_unary_rpc_method_handler(
-            bind_stream(handler.stream_unary), None, handler.response_serializer
+            unary_out(handler.stream_unary, True), None, out
         )
-    raise TypeError(f"no tenant binding for handler {handler!r}")
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream_out(handler.unary_stream, False), None, out
+        )
+    assert handler.stream_stream is not None
+    return grpc.stream_stream_rpc_method_handler(stream_out(handler.stream_stream, True), None, out)
+
+
+def _ended(
+    handler: grpc.RpcMethodHandler[Req, Resp],
+    end: Callable[[grpc.aio.ServicerContext[Any, Any]], Awaitable[None]],
+) -> grpc.RpcMethodHandler[Req, Resp]:
+    """A handler of the same kind that ends the call with ``end(context)``. The request is not
+    read: a caller turned away learns nothing from its bytes."""
+
+    async def call(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await end(context)
+
+    out = handler.response_serializer
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(call, None, out)
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(call, None, out)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(call, None, out)
+    return grpc.stream_stream_rpc_method_handler(call, None, out)
 
 
 def _denied(
     handler: grpc.RpcMethodHandler[Req, Resp], message: str
 ) -> grpc.RpcMethodHandler[Req, Resp]:
-    async def deny(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-
-    # The request is not read: an unauthenticated caller learns nothing from its bytes.
-    if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(deny, None, handler.response_serializer)
-    return grpc.unary_unary_rpc_method_handler(deny, None, handler.response_serializer)
+    return _ended(handler, lambda context: context.abort(grpc.StatusCode.UNAUTHENTICATED, message))
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Checks ``authorization: Bearer <key>`` on AuditService calls and sets the tenant.
+    """Checks ``authorization: Bearer <key>`` on the calls of ``SERVICES`` and sets the tenant.
 
     Health and reflection stay open. Without required keys, a call without a key acts for the
     default tenant (the server then listens on 127.0.0.1 only).
     """
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: State) -> None:
         self.state = state
 
     async def intercept_service(
@@ -562,7 +236,10 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         scheme, _, key = header.partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
             return _denied(handler, "malformed authorization: expected 'Bearer <key>'")
-        tenant = await asyncio.to_thread(tenant_for_key, self.state.sessions, key.strip())
+        try:
+            tenant = await asyncio.to_thread(tenant_for_key, self.state.sessions, key.strip())
+        except Exception as exc:  # the key store out of reach: answered as any call's fault
+            return _ended(handler, functools.partial(abort_for, exc=exc, method=method))
         if tenant is None:
             return _denied(handler, "unknown or revoked API key")
         return _bound(handler, method, tenant, self.state.config)
@@ -570,13 +247,18 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
 @dataclass(slots=True)
 class RunningServer:
-    """A started server: its port, and how to stop it gracefully."""
+    """A started server: its address, and how to wait for its calls or stop it gracefully."""
 
     server: grpc.aio.Server
     health: health.aio.HealthServicer
-    state: _State
+    state: State
     host: str
     port: int
+
+    async def idle(self) -> None:
+        """Return once no call is auditing or storing anything (e.g. after a cancelled upload:
+        its last batch may still be being written when the client learns it was cancelled)."""
+        await self.state.calls.idle()
 
     async def stop(self, grace: float | None = None) -> None:
         """Health NOT_SERVING, optional drain, then stop; in-flight calls get ``grace`` s."""
@@ -585,34 +267,97 @@ class RunningServer:
         if config.drain_seconds:
             await asyncio.sleep(config.drain_seconds)
         await self.server.stop(config.grace_seconds if grace is None else grace)
-        if self.state.executor is not None:
-            self.state.executor.shutdown(wait=False, cancel_futures=True)
+        self.state.calls.cancel_all()
+        await self.state.calls.idle()
+        self.state.audit_executor.shutdown(wait=False, cancel_futures=True)
+        self.state.store_executor.shutdown(wait=False, cancel_futures=True)
         self.state.engine.dispose()
         log.info("stopped")
 
 
-def _make_executor(workers: int) -> Executor | None:
+def _make_audit_executor(workers: int) -> tuple[Executor, Board | None]:
+    """Worker processes for the audits of uploads, with the board of cancellation flags they
+    read; or, with ``workers`` 0, two threads of this process (and no board)."""
     if workers <= 0:
-        return None
+        return ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit"), None
     # spawn, not fork: forking a process that runs gRPC threads is unsafe.
+    context = multiprocessing.get_context("spawn")
+    board = Board(context)
     pool = ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=exit_with_parent,
+        mp_context=context,
+        initializer=start_worker,
+        initargs=(board.flags,),
     )
     for future in [pool.submit(audit_serialized, []) for _ in range(workers)]:
         future.result()  # start the workers now, not on the first upload
-    return pool
+    return pool, board
 
 
-class PortInUse(OSError):
+class ConfigError(ValueError):
+    """A configuration the server refuses to start with (the message says what to change)."""
+
+
+class PortInUse(ConfigError):
     """The server's port is taken (another server, chaodipi or not, listens on it)."""
 
 
-def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
-    """Listen on ``host:port`` (0: any free port); ``PortInUse`` when it is taken."""
+def _read(path: Path, option: str) -> bytes:
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {option} {path}: {exc.strerror}") from None
+
+
+def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
+    """TLS credentials from the configured PEM files (None: plaintext)."""
+    if config.tls_cert is None and config.tls_key is None:
+        if config.tls_client_ca is not None:
+            raise ConfigError("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    if config.tls_cert is None or config.tls_key is None:
+        raise ConfigError("TLS needs both --tls-cert and --tls-key")
+    client_ca = config.tls_client_ca
+    return grpc.ssl_server_credentials(
+        [(_read(config.tls_key, "--tls-key"), _read(config.tls_cert, "--tls-cert"))],
+        root_certificates=None if client_ca is None else _read(client_ca, "--tls-client-ca"),
+        require_client_auth=client_ca is not None,
+    )
+
+
+def _host(config: ServerConfig, require_keys: bool, tls: bool) -> str:
+    """Where to listen: keys never cross a network in plaintext unless ``insecure`` says so."""
+    host = config.host
+    if not require_keys:
+        if host is not None and host not in _LOOPBACK:
+            log.warning("no API keys configured: binding to 127.0.0.1 only, not %s", host)
+        return "127.0.0.1"
+    if tls or config.insecure:
+        return host or "[::]"
+    if host is None:
+        log.warning(
+            "API keys without TLS: listening on 127.0.0.1 only; give --tls-cert and "
+            "--tls-key to listen on all interfaces (or --insecure for plaintext)"
+        )
+        return "127.0.0.1"
+    if host not in _LOOPBACK:
+        raise ConfigError(
+            f"refusing to listen on {host} in plaintext with API keys (they would cross the "
+            "network in the clear): give --tls-cert and --tls-key, or --insecure"
+        )
+    return host
+
+
+def _bind(
+    server: grpc.aio.Server, host: str, port: int, credentials: grpc.ServerCredentials | None
+) -> int:
+    """Listen on ``host:port`` (0: any free port); ``PortInUse`` when it is taken."""
+    address = f"{host}:{port}"
+    try:
+        if credentials is None:
+            bound = server.add_insecure_port(address)
+        else:
+            bound = server.add_secure_port(address, credentials)
     except RuntimeError:  # grpc's "Failed to bind to address"
         bound = 0
     if bound == 0:
@@ -624,7 +369,9 @@ def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
 
 
 async def start(config: ServerConfig) -> RunningServer:
-    """Migrate the database, then start serving; returns once the port is bound."""
+    """Migrate the database, then start serving; returns once the port is bound. Raises
+    ``ConfigError`` (``PortInUse``) for a configuration it refuses."""
+    credentials = _credentials(config)
     engine = make_engine(config.database_url)
     await asyncio.to_thread(upgrade, engine)
     sessions = session_factory(engine)
@@ -632,12 +379,23 @@ async def start(config: ServerConfig) -> RunningServer:
     require = config.require_keys
     if require is None:
         require = await asyncio.to_thread(has_active_keys, sessions)
-    host = config.host or ("[::]" if require else "127.0.0.1")
-    if not require and host not in ("127.0.0.1", "localhost", "::1", "[::1]"):
-        log.warning("no API keys configured: binding to 127.0.0.1 only, not %s", host)
-        host = "127.0.0.1"
-    executor = await asyncio.to_thread(_make_executor, config.audit_workers)
-    state = _State(engine, sessions, executor, config, default_tenant, require)
+    try:
+        host = _host(config, require, credentials is not None)
+    except ConfigError:
+        engine.dispose()
+        raise
+    audit_executor, board = await asyncio.to_thread(_make_audit_executor, config.audit_workers)
+    store_executor = ThreadPoolExecutor(thread_name_prefix="store")
+    state = State(
+        engine,
+        sessions,
+        audit_executor,
+        store_executor,
+        config,
+        default_tenant,
+        require,
+        Calls(board),
+    )
     server = grpc.aio.server(
         interceptors=[AuthInterceptor(state)],
         options=[
@@ -647,26 +405,27 @@ async def start(config: ServerConfig) -> RunningServer:
             ("grpc.so_reuseport", 0),
         ],
     )
-    service_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(state), server)
+    for entry in SERVICES:
+        entry.add(entry.make(state), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         [
-            SERVICE_NAME,
+            *(entry.service.full_name for entry in SERVICES),
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],
         server,
     )
     try:
-        port = _bind(server, host, config.port)
+        port = _bind(server, host, config.port, credentials)
     except PortInUse:
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
+        audit_executor.shutdown(cancel_futures=True)
+        store_executor.shutdown(cancel_futures=True)
         engine.dispose()
         raise
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", *(entry.service.full_name for entry in SERVICES)):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if require:
         log.info("API keys required (authorization: Bearer <key>)")
@@ -677,9 +436,10 @@ async def start(config: ServerConfig) -> RunningServer:
             DEFAULT_TENANT,
         )
     log.info(
-        "listening on %s:%d (database %s, %d audit worker(s))",
+        "listening on %s:%d%s (database %s, %d audit worker(s))",
         host,
         port,
+        " with TLS" if credentials is not None else "",
         engine.url.render_as_string(hide_password=True),
         config.audit_workers,
     )

@@ -1,8 +1,16 @@
 """Writing audited records: a game is stored with its seats, findings and computed results in the
-same transaction, never without its audit. Duplicates (same content hash) are stored once."""
+same transaction, never without its audit. Duplicates (same content hash) are stored once.
+
+A record id names one record of a tenant: a single hand (or a match) whose record id is already
+stored with other content is not stored but answered ``STATUS_CONFLICT``, naming the stored game
+(or match); the unique indexes ``uq_game_tenant_record`` and ``uq_match_tenant_record`` hold it
+against concurrent uploads too. A record the database refuses for any other reason is rejected
+alone (``STATUS_REJECTED``, "cannot be stored"); the rest of its batch is stored.
+"""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -12,22 +20,28 @@ from typing import Any
 from sqlalchemy import ColumnElement, Row, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from chaodipi.auditor.wire import short_level_result
 from chaodipi.service.audited import Audited, content_hash, fill_from_match, rejected_summary
 from chaodipi.service.db import SessionFactory
+from chaodipi.service.limits import echo
 from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
+from chaodipi.service.names import game_name, match_name
 from chaodipi.service.results import parse_played_at, seat_rows, utcnow
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
 DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
+CONFLICT = service_pb2.RecordSummary.STATUS_CONFLICT
 
-# What a stored game or match answers a duplicate with: content hash, id, counts and codes.
-_StoredRow = Row[str, str, int, int, int, str]
+log = logging.getLogger("chaodipi.service")
+
+# What a stored game or match answers a duplicate or a conflict with: content hash, id, counts,
+# codes and record id.
+_StoredRow = Row[str, str, int, int, int, str, str]
 
 
 def new_id() -> str:
@@ -171,7 +185,7 @@ def _game_rows(
 
 def _summary(
     item: Audited,
-    game_id: str,
+    stored_id: str,
     status: service_pb2.RecordSummary.Status.ValueType,
     *,
     breaches: int,
@@ -179,18 +193,21 @@ def _summary(
     warnings: int,
     codes: Iterable[str],
 ) -> service_pb2.RecordSummary:
-    return service_pb2.RecordSummary(
+    summary = service_pb2.RecordSummary(
         index=item.index,
         client_ref=item.client_ref,
         record_id=item.record_id,
-        game_id=game_id,
         status=status,
-        duplicate=status == DUPLICATE,
         breaches=breaches,
         scoring_errors=scoring_errors,
         warnings=warnings,
         finding_codes=codes,
     )
+    if item.match is not None:
+        summary.match = match_name(stored_id)
+    else:
+        summary.game = game_name(stored_id)
+    return summary
 
 
 def _duplicate_summary(item: Audited, old: _StoredRow) -> service_pb2.RecordSummary:
@@ -205,6 +222,54 @@ def _duplicate_summary(item: Audited, old: _StoredRow) -> service_pb2.RecordSumm
     )
 
 
+def _conflict_summary(item: Audited, holder: str) -> service_pb2.RecordSummary:
+    """The record id is taken by the stored ``holder`` (an id) with other content."""
+    summary = _summary(item, holder, CONFLICT, breaches=0, scoring_errors=0, warnings=0, codes=())
+    field = "match_id" if item.match is not None else "record_id"
+    description = (
+        f"{echo(item.record_id)!r} already names {summary.match or summary.game}, stored with "
+        "other content: a record id names one record, so give the changed record a new id"
+    )
+    summary.error = f"{field}: {description}"
+    summary.violations.add(field=field, description=description)
+    return summary
+
+
+def _stored(
+    session: Session,
+    model: type[Game] | type[Match],
+    tenant_id: int,
+    *conditions: ColumnElement[bool],
+) -> list[_StoredRow]:
+    query = select(
+        col(model.content_hash),
+        col(model.id),
+        col(model.breaches),
+        col(model.scoring_errors),
+        col(model.warnings),
+        col(model.finding_codes),
+        col(model.record_id),
+    ).where(col(model.tenant_id) == tenant_id, *conditions)
+    return list(session.execute(query))
+
+
+def _named(
+    session: Session,
+    model: type[Game] | type[Match],
+    tenant_id: int,
+    record_ids: list[str],
+    *conditions: ColumnElement[bool],
+) -> dict[str, _StoredRow]:
+    """The tenant's stored games (or matches) with these record ids, by record id."""
+    if not record_ids:
+        return {}
+    # "record_id <> ''" spelled out: it matches the unique indexes' own condition, so the
+    # database searches them (without it, SQLite scanned every game of the tenant).
+    named = col(model.record_id).in_(record_ids), col(model.record_id) != ""
+    found = _stored(session, model, tenant_id, *named, *conditions)
+    return {row.record_id: row for row in found}
+
+
 def _existing(
     session: Session,
     model: type[Game] | type[Match],
@@ -215,15 +280,8 @@ def _existing(
     """The tenant's stored games (or matches) with these content hashes, by hash."""
     if not hashes:
         return {}
-    query = select(
-        col(model.content_hash),
-        col(model.id),
-        col(model.breaches),
-        col(model.scoring_errors),
-        col(model.warnings),
-        col(model.finding_codes),
-    ).where(col(model.tenant_id) == tenant_id, col(model.content_hash).in_(hashes), *conditions)
-    return {row.content_hash: row for row in session.execute(query)}
+    found = _stored(session, model, tenant_id, col(model.content_hash).in_(hashes), *conditions)
+    return {row.content_hash: row for row in found}
 
 
 def _store(
@@ -239,6 +297,23 @@ def _store(
     existing_matches = _existing(
         session, Match, tenant_id, [i.content_hash for i in items if i.match is not None]
     )
+    # Record ids already stored, by kind: a single hand's or a match's own (hands of a match are
+    # named through their match, and an empty record id names nothing).
+    named: dict[bool, dict[str, _StoredRow]] = {
+        False: _named(
+            session,
+            Game,
+            tenant_id,
+            [i.record_id for i in items if i.game is not None and i.record_id],
+            col(Game.dedupe_scope) == "",
+        ),
+        True: _named(
+            session,
+            Match,
+            tenant_id,
+            [i.record_id for i in items if i.match is not None and i.record_id],
+        ),
+    }
     names: dict[str, str] = {}
     for item in items:
         record = item.game if item.game is not None else item.match
@@ -251,16 +326,31 @@ def _store(
     rows = _Rows([], [], [], [])
     summaries: list[service_pb2.RecordSummary] = []
     fresh: dict[str, service_pb2.RecordSummary] = {}  # repeated content within this batch
+    taken_here: dict[bool, dict[str, str]] = {False: {}, True: {}}  # record ids stored in it
     for item in items:
         if item.content_hash in fresh:
             summary = service_pb2.RecordSummary()
             summary.CopyFrom(fresh[item.content_hash])
             summary.index, summary.client_ref = item.index, item.client_ref
-            summary.status, summary.duplicate = DUPLICATE, True
+            summary.record_id = item.record_id
+            summary.status = DUPLICATE
             summaries.append(summary)
             continue
+        is_match = item.match is not None
+        existing = existing_matches if is_match else existing_games
+        holder = named[is_match].get(item.record_id) if item.record_id else None
+        if item.content_hash not in existing and holder is not None:
+            # The two lookups may see different commits of a concurrent upload: the holder of
+            # the record id decides, a duplicate when its content is this record's.
+            if holder.content_hash != item.content_hash:
+                summaries.append(_conflict_summary(item, holder.id))
+                continue
+            existing[item.content_hash] = holder
+        if item.record_id and item.record_id in taken_here[is_match]:
+            summaries.append(_conflict_summary(item, taken_here[is_match][item.record_id]))
+            continue
+        old = existing.get(item.content_hash)
         if item.game is not None and item.report is not None:
-            old = existing_games.get(item.content_hash)
             if old is not None:
                 summary = _duplicate_summary(item, old)
             else:
@@ -287,6 +377,8 @@ def _store(
             summary = _store_match(
                 session, rows, tenant_id, item, existing_matches, player_ids, stored_at
             )
+        if item.record_id and summary.status == STORED:
+            taken_here[is_match][item.record_id] = (summary.match or summary.game).partition("/")[2]
         fresh[item.content_hash] = summary
         summaries.append(summary)
     # Matches and games in content-hash order, for the same reason as players: two batches
@@ -318,8 +410,9 @@ def _store_match(
     old = existing.get(item.content_hash)
     if old is not None:
         summary = _duplicate_summary(item, old)
-        summary.hand_game_ids.extend(
-            session.scalars(
+        summary.hand_games.extend(
+            game_name(game_id)
+            for game_id in session.scalars(
                 select(col(Game.id))
                 .where(col(Game.match_id) == old.id)
                 .order_by(col(Game.hand_index))
@@ -372,20 +465,19 @@ def _store_match(
         codes=codes,
     )
     for i, (hand, hand_report) in enumerate(zip(fill_from_match(match), report.hands, strict=True)):
-        summary.hand_game_ids.append(
-            _game_rows(
-                rows,
-                tenant_id,
-                hand,
-                hand_report,
-                player_ids,
-                stored_at,
-                digest=content_hash(hand),
-                scope=f"{match_id}#{i}",
-                match_id=match_id,
-                hand_index=i,
-            )
+        hand_id = _game_rows(
+            rows,
+            tenant_id,
+            hand,
+            hand_report,
+            player_ids,
+            stored_at,
+            digest=content_hash(hand),
+            scope=f"{match_id}#{i}",
+            match_id=match_id,
+            hand_index=i,
         )
+        summary.hand_games.append(game_name(hand_id))
     return summary
 
 
@@ -394,10 +486,13 @@ def store_batch(
 ) -> list[service_pb2.RecordSummary]:
     """Store audited records in one transaction; summaries in the items' order.
 
-    Rejected items are summarised, not stored. If a concurrent upload stored some of the same
-    content first (a unique-key conflict), the batch is retried one record per transaction, so
-    each record is still stored whole or reported as a duplicate; a record that conflicts again
-    (a third upload stored it meanwhile) is retried until it reads as the duplicate it is.
+    Rejected items are summarised, not stored. If the batch fails on a unique key (a concurrent
+    upload stored some of the same content or record ids first) or on a value the database
+    refuses, it is retried one record per transaction: each record is then stored whole,
+    reported as a duplicate or a conflict, or rejected alone as one the database cannot store.
+    A record that conflicts again (a third upload stored it meanwhile) is retried until it reads
+    as the duplicate it is. A database that cannot be reached (``OperationalError``) fails the
+    batch: nothing of it is stored.
     """
     out: dict[int, service_pb2.RecordSummary] = {}
     valid = []
@@ -410,10 +505,19 @@ def store_batch(
         try:
             with sessions() as session, session.begin():
                 stored = _store(session, tenant_id, valid)
-        except IntegrityError:
+        except DBAPIError as exc:
+            if not _refused(exc):
+                raise
             stored = [_store_one(sessions, tenant_id, item) for item in valid]
         out.update((s.index, s) for s in stored)
     return [out[item.index] for item in items]
+
+
+def _refused(exc: DBAPIError) -> bool:
+    """Whether the database refused the statement's values (a record's fault), rather than
+    being out of reach (a fault of the moment: the call fails and may be retried)."""
+    unreachable = isinstance(exc, (OperationalError, InterfaceError))
+    return not unreachable and not exc.connection_invalidated
 
 
 def _store_one(
@@ -421,11 +525,24 @@ def _store_one(
 ) -> service_pb2.RecordSummary:
     # A conflict means the other record is committed (PostgreSQL waits for the other
     # transaction, SQLite has one writer): the next attempt finds it and reports a duplicate.
-    for _ in range(attempts - 1):
-        try:
-            with sessions() as session, session.begin():
-                return _store(session, tenant_id, [item])[0]
-        except IntegrityError:
-            continue
-    with sessions() as session, session.begin():
-        return _store(session, tenant_id, [item])[0]
+    try:
+        for _ in range(attempts - 1):
+            try:
+                with sessions() as session, session.begin():
+                    return _store(session, tenant_id, [item])[0]
+            except IntegrityError:
+                continue
+        with sessions() as session, session.begin():
+            return _store(session, tenant_id, [item])[0]
+    except DBAPIError as exc:
+        if not _refused(exc):
+            raise
+        # The statement may quote the record: the server's log has it, the caller does not.
+        log.warning("record %d cannot be stored: %s", item.index, exc.orig)
+        item.violations.append(
+            audit_pb2.FieldViolation(
+                field="record",
+                description="cannot be stored: the database refused one of its values",
+            )
+        )
+        return rejected_summary(item)

@@ -26,7 +26,9 @@ from types import ModuleType
 import pytest
 
 PACKAGES = ("chaodipi.engine", "chaodipi.auditor")
-FOLDERS = frozenset(("engine", "auditor", "importers", "service", "dashboard", "batch", "cli"))
+FOLDERS = frozenset(
+    ("engine", "auditor", "importers", "service", "client", "dashboard", "batch", "cli")
+)
 """The repository's top-level package folders, each installed as ``chaodipi.<folder>``."""
 
 

@@ -1,8 +1,8 @@
 """The import graph: layers that only look down, no cycles, and a pure engine.
 
-The layers, from the top: ``cli`` ← ``dashboard`` | ``batch`` ← ``importers`` | ``service`` ←
-``auditor`` ← ``engine``; the generated ``chaodipi.v1`` sits at the bottom beside the engine
-(the engine does not use it). A package may import its own layer's modules and any lower
+The layers, from the top: ``cli`` ← ``dashboard`` | ``batch`` ← ``importers`` | ``service`` |
+``client`` ← ``auditor`` ← ``engine``; the generated ``chaodipi.v1`` sits at the bottom beside
+the engine (the engine does not use it). A package may import its own layer's modules and any lower
 layer's, never a higher one, nor its sibling on the same layer. Every import counts, also
 one inside a function. The modules are read from the repository's folders as the build maps
 them (``[tool.setuptools.package-dir]``), without importing anything.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("dashboard", "batch"),
-    ("importers", "service"),
+    ("importers", "service", "client"),
     ("auditor",),
     ("engine", "v1"),
 )

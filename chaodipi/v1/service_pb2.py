@@ -27,7 +27,7 @@ from chaodipi.v1 import records_pb2 as chaodipi_dot_v1_dot_records__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63haodipi/v1/service.proto\x12\x0b\x63haodipi.v1\x1a\x17\x63haodipi/v1/audit.proto\x1a\x19\x63haodipi/v1/records.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x01\n\rUploadRequest\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x17.chaodipi.v1.GameRecordH\x00\x12)\n\x05match\x18\x02 \x01(\x0b\x32\x18.chaodipi.v1.MatchRecordH\x00\x12\x12\n\nclient_ref\x18\x03 \x01(\tB\x08\n\x06record\"\xf5\x02\n\rRecordSummary\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x12\n\nclient_ref\x18\x02 \x01(\t\x12\x11\n\trecord_id\x18\x03 \x01(\t\x12\x0f\n\x07game_id\x18\x04 \x01(\t\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12\x31\n\x06status\x18\x06 \x01(\x0e\x32!.chaodipi.v1.RecordSummary.Status\x12\x10\n\x08\x62reaches\x18\x07 \x01(\x05\x12\x16\n\x0escoring_errors\x18\x08 \x01(\x05\x12\x10\n\x08warnings\x18\t \x01(\x05\x12\x15\n\rfinding_codes\x18\n \x03(\t\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x15\n\rhand_game_ids\x18\x0c \x03(\t\"^\n\x06Status\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\x11\n\rSTATUS_STORED\x10\x01\x12\x14\n\x10STATUS_DUPLICATE\x10\x02\x12\x13\n\x0fSTATUS_REJECTED\x10\x03\"=\n\x0eUploadResponse\x12+\n\x07results\x18\x01 \x03(\x0b\x32\x1a.chaodipi.v1.RecordSummary\"\xa6\x01\n\x0c\x41uditRequest\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x17.chaodipi.v1.GameRecordH\x00\x12)\n\x05match\x18\x02 \x01(\x0b\x32\x18.chaodipi.v1.MatchRecordH\x00\x12\x18\n\x10ruleset_override\x18\x03 \x01(\t\x12\x1e\n\x16ruleset_overrides_json\x18\x04 \x01(\tB\x08\n\x06record\"|\n\rAuditResponse\x12*\n\x06report\x18\x01 \x01(\x0b\x32\x18.chaodipi.v1.AuditReportH\x00\x12\x35\n\x0cmatch_report\x18\x02 \x01(\x0b\x32\x1d.chaodipi.v1.MatchAuditReportH\x00\x42\x08\n\x06result\":\n\x10GetReplayRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x15\n\rinclude_steps\x18\x02 \x01(\x08\"\xb1\x01\n\x06Replay\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\'\n\x06record\x18\x02 \x01(\x0b\x32\x17.chaodipi.v1.GameRecord\x12(\n\x06report\x18\x03 \x01(\x0b\x32\x18.chaodipi.v1.AuditReport\x12-\n\tstored_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x63ontent_hash\x18\x05 \x01(\t\"8\n\x11GetReplayResponse\x12#\n\x06replay\x18\x01 \x01(\x0b\x32\x13.chaodipi.v1.Replay\"\x81\x02\n\x10ListGamesRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x66inding_code\x18\x03 \x01(\t\x12/\n\x0bplayed_from\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tplayed_to\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\rwith_findings\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x07 \x01(\x05\x12\x12\n\npage_token\x18\x08 \x01(\tB\x10\n\x0e_with_findings\"\xc9\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\trecord_id\x18\x02 \x01(\t\x12\x0f\n\x07ruleset\x18\x03 \x01(\t\x12\x12\n\nplayer_ids\x18\x04 \x03(\t\x12-\n\tplayed_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tstored_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x62reaches\x18\x07 \x01(\x05\x12\x16\n\x0escoring_errors\x18\x08 \x01(\x05\x12\x10\n\x08warnings\x18\t \x01(\x05\x12\x15\n\rfinding_codes\x18\n \x03(\t\x12\x18\n\x10\x64\x65\x66\x65nders_points\x18\x0b \x01(\x05\x12\x14\n\x0clevel_result\x18\x0c \x01(\t\x12\x10\n\x08match_id\x18\r \x01(\t\"d\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.chaodipi.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x05\"\x99\x01\n\x12PlayerStatsRequest\x12\x12\n\nplayer_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12/\n\x0bplayed_from\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tplayed_to\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xda\x03\n\x0bPlayerStats\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05games\x18\x03 \x01(\x05\x12\x1c\n\x14hands_as_dealer_side\x18\x04 \x01(\x05\x12\x1a\n\x12hands_as_defenders\x18\x05 \x01(\x05\x12\x12\n\ntricks_won\x18\x06 \x01(\x05\x12\x14\n\x0cpoints_taken\x18\x07 \x01(\x05\x12\x14\n\x0cthrows_tried\x18\x08 \x01(\x05\x12\x14\n\x0cthrows_stood\x18\t \x01(\x05\x12\x15\n\rthrows_failed\x18\n \x01(\x05\x12\x46\n\x10\x62reaches_by_code\x18\x0b \x03(\x0b\x32,.chaodipi.v1.PlayerStats.BreachesByCodeEntry\x12\x14\n\x0ckou_di_count\x18\x0c \x01(\x05\x12\x15\n\rkou_di_points\x18\r \x01(\x05\x12\x15\n\rlevels_gained\x18\x0e \x01(\x05\x12\x17\n\x0flevels_conceded\x18\x0f \x01(\x05\x12\x10\n\x08win_rate\x18\x10 \x01(\x01\x1a\x35\n\x13\x42reachesByCodeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"@\n\x13PlayerStatsResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.chaodipi.v1.PlayerStats\"R\n\x0eReauditRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x1e\n\x16ruleset_overrides_json\x18\x03 \x01(\t\";\n\x0fReauditResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.chaodipi.v1.AuditReport2\xc3\x03\n\x0c\x41uditService\x12\x43\n\x06Upload\x12\x1a.chaodipi.v1.UploadRequest\x1a\x1b.chaodipi.v1.UploadResponse(\x01\x12>\n\x05\x41udit\x12\x19.chaodipi.v1.AuditRequest\x1a\x1a.chaodipi.v1.AuditResponse\x12J\n\tGetReplay\x12\x1d.chaodipi.v1.GetReplayRequest\x1a\x1e.chaodipi.v1.GetReplayResponse\x12J\n\tListGames\x12\x1d.chaodipi.v1.ListGamesRequest\x1a\x1e.chaodipi.v1.ListGamesResponse\x12P\n\x0bPlayerStats\x12\x1f.chaodipi.v1.PlayerStatsRequest\x1a .chaodipi.v1.PlayerStatsResponse\x12\x44\n\x07Reaudit\x12\x1b.chaodipi.v1.ReauditRequest\x1a\x1c.chaodipi.v1.ReauditResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63haodipi/v1/service.proto\x12\x0b\x63haodipi.v1\x1a\x17\x63haodipi/v1/audit.proto\x1a\x19\x63haodipi/v1/records.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x88\x01\n\x14UploadRecordsRequest\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x17.chaodipi.v1.GameRecordH\x00\x12)\n\x05match\x18\x02 \x01(\x0b\x32\x18.chaodipi.v1.MatchRecordH\x00\x12\x12\n\nclient_ref\x18\x03 \x01(\tB\x08\n\x06record\"\xb1\x03\n\rRecordSummary\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x12\n\nclient_ref\x18\x02 \x01(\t\x12\x11\n\trecord_id\x18\x03 \x01(\t\x12\x31\n\x06status\x18\x04 \x01(\x0e\x32!.chaodipi.v1.RecordSummary.Status\x12\x0c\n\x04game\x18\x05 \x01(\t\x12\r\n\x05match\x18\x06 \x01(\t\x12\x12\n\nhand_games\x18\x07 \x03(\t\x12\x10\n\x08\x62reaches\x18\x08 \x01(\x05\x12\x16\n\x0escoring_errors\x18\t \x01(\x05\x12\x10\n\x08warnings\x18\n \x01(\x05\x12\x15\n\rfinding_codes\x18\x0b \x03(\t\x12\r\n\x05\x65rror\x18\x0c \x01(\t\x12/\n\nviolations\x18\r \x03(\x0b\x32\x1b.chaodipi.v1.FieldViolation\"s\n\x06Status\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\x11\n\rSTATUS_STORED\x10\x01\x12\x14\n\x10STATUS_DUPLICATE\x10\x02\x12\x13\n\x0fSTATUS_REJECTED\x10\x03\x12\x13\n\x0fSTATUS_CONFLICT\x10\x04\"P\n\x19\x42\x61tchUploadRecordsRequest\x12\x33\n\x08requests\x18\x01 \x03(\x0b\x32!.chaodipi.v1.UploadRecordsRequest\"K\n\x1a\x42\x61tchUploadRecordsResponse\x12-\n\tsummaries\x18\x01 \x03(\x0b\x32\x1a.chaodipi.v1.RecordSummary\"\xa3\x01\n\x12\x41uditRecordRequest\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x17.chaodipi.v1.GameRecordH\x00\x12)\n\x05match\x18\x02 \x01(\x0b\x32\x18.chaodipi.v1.MatchRecordH\x00\x12\x0f\n\x07ruleset\x18\x03 \x01(\t\x12\x1e\n\x16ruleset_overrides_json\x18\x04 \x01(\tB\x08\n\x06record\"\x82\x01\n\x13\x41uditRecordResponse\x12*\n\x06report\x18\x01 \x01(\x0b\x32\x18.chaodipi.v1.AuditReportH\x00\x12\x35\n\x0cmatch_report\x18\x02 \x01(\x0b\x32\x1d.chaodipi.v1.MatchAuditReportH\x00\x42\x08\n\x06result\"C\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x04view\x18\x02 \x01(\x0e\x32\x15.chaodipi.v1.GameView\"\xe9\x03\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trecord_id\x18\x02 \x01(\t\x12\x0f\n\x07ruleset\x18\x03 \x01(\t\x12\x12\n\nplayer_ids\x18\x04 \x03(\t\x12-\n\tplay_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x62reaches\x18\x07 \x01(\x05\x12\x16\n\x0escoring_errors\x18\x08 \x01(\x05\x12\x10\n\x08warnings\x18\t \x01(\x05\x12\x15\n\rfinding_codes\x18\n \x03(\t\x12\x1d\n\x10\x64\x65\x66\x65nders_points\x18\x0b \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0clevel_result\x18\x0c \x01(\t\x12\r\n\x05match\x18\r \x01(\t\x12\x17\n\nhand_index\x18\x0e \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x0c\x63ontent_hash\x18\x0f \x01(\t\x12\'\n\x06record\x18\x10 \x01(\x0b\x32\x17.chaodipi.v1.GameRecord\x12(\n\x06report\x18\x11 \x01(\x0b\x32\x18.chaodipi.v1.AuditReportB\x13\n\x11_defenders_pointsB\r\n\x0b_hand_index\"\x90\x02\n\x10ListGamesRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x66inding_code\x18\x03 \x01(\t\x12/\n\x0bplayed_from\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tplayed_to\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\rwith_findings\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12\r\n\x05match\x18\x07 \x01(\t\x12\x11\n\tpage_size\x18\x08 \x01(\x05\x12\x12\n\npage_token\x18\t \x01(\tB\x10\n\x0e_with_findings\"b\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.chaodipi.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\"S\n\x12ReauditGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x1e\n\x16ruleset_overrides_json\x18\x03 \x01(\t\"?\n\x13ReauditGameResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.chaodipi.v1.AuditReport\"\x1f\n\x0fGetMatchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\xc6\x01\n\x05Match\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trecord_id\x18\x02 \x01(\t\x12(\n\x06record\x18\x03 \x01(\x0b\x32\x18.chaodipi.v1.MatchRecord\x12-\n\x06report\x18\x04 \x01(\x0b\x32\x1d.chaodipi.v1.MatchAuditReport\x12\x12\n\nhand_games\x18\x05 \x03(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x96\x01\n\x15GetPlayerStatsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12/\n\x0bplayed_from\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tplayed_to\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xef\x03\n\x0bPlayerStats\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x14\n\x0chands_played\x18\x04 \x01(\x05\x12\x1c\n\x14hands_as_dealer_side\x18\x05 \x01(\x05\x12\x1a\n\x12hands_as_defenders\x18\x06 \x01(\x05\x12\x12\n\ntricks_won\x18\x07 \x01(\x05\x12\x14\n\x0cpoints_taken\x18\x08 \x01(\x05\x12\x14\n\x0cthrows_tried\x18\t \x01(\x05\x12\x14\n\x0cthrows_stood\x18\n \x01(\x05\x12\x15\n\rthrows_failed\x18\x0b \x01(\x05\x12\x46\n\x10\x62reaches_by_code\x18\x0c \x03(\x0b\x32,.chaodipi.v1.PlayerStats.BreachesByCodeEntry\x12\x14\n\x0ckou_di_count\x18\r \x01(\x05\x12\x15\n\rkou_di_points\x18\x0e \x01(\x05\x12\x15\n\rlevels_gained\x18\x0f \x01(\x05\x12\x17\n\x0flevels_conceded\x18\x10 \x01(\x05\x12\x10\n\x08win_rate\x18\x11 \x01(\x01\x1a\x35\n\x13\x42reachesByCodeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xc0\x01\n\x12ListPlayersRequest\x12\x12\n\nplayer_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12/\n\x0bplayed_from\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\tplayed_to\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tpage_size\x18\x05 \x01(\x05\x12\x12\n\npage_token\x18\x06 \x01(\t\"m\n\x13ListPlayersResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.chaodipi.v1.PlayerStats\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05*N\n\x08GameView\x12\x19\n\x15GAME_VIEW_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_VIEW_BASIC\x10\x01\x12\x12\n\x0eGAME_VIEW_FULL\x10\x02\x32\xd4\x05\n\x0c\x41uditService\x12R\n\rUploadRecords\x12!.chaodipi.v1.UploadRecordsRequest\x1a\x1a.chaodipi.v1.RecordSummary(\x01\x30\x01\x12\x65\n\x12\x42\x61tchUploadRecords\x12&.chaodipi.v1.BatchUploadRecordsRequest\x1a\'.chaodipi.v1.BatchUploadRecordsResponse\x12P\n\x0b\x41uditRecord\x12\x1f.chaodipi.v1.AuditRecordRequest\x1a .chaodipi.v1.AuditRecordResponse\x12\x39\n\x07GetGame\x12\x1b.chaodipi.v1.GetGameRequest\x1a\x11.chaodipi.v1.Game\x12J\n\tListGames\x12\x1d.chaodipi.v1.ListGamesRequest\x1a\x1e.chaodipi.v1.ListGamesResponse\x12P\n\x0bReauditGame\x12\x1f.chaodipi.v1.ReauditGameRequest\x1a .chaodipi.v1.ReauditGameResponse\x12<\n\x08GetMatch\x12\x1c.chaodipi.v1.GetMatchRequest\x1a\x12.chaodipi.v1.Match\x12N\n\x0eGetPlayerStats\x12\".chaodipi.v1.GetPlayerStatsRequest\x1a\x18.chaodipi.v1.PlayerStats\x12P\n\x0bListPlayers\x12\x1f.chaodipi.v1.ListPlayersRequest\x1a .chaodipi.v1.ListPlayersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,42 +36,48 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._loaded_options = None
   _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._serialized_options = b'8\001'
-  _globals['_UPLOADREQUEST']._serialized_start=128
-  _globals['_UPLOADREQUEST']._serialized_end=257
-  _globals['_RECORDSUMMARY']._serialized_start=260
-  _globals['_RECORDSUMMARY']._serialized_end=633
-  _globals['_RECORDSUMMARY_STATUS']._serialized_start=539
-  _globals['_RECORDSUMMARY_STATUS']._serialized_end=633
-  _globals['_UPLOADRESPONSE']._serialized_start=635
-  _globals['_UPLOADRESPONSE']._serialized_end=696
-  _globals['_AUDITREQUEST']._serialized_start=699
-  _globals['_AUDITREQUEST']._serialized_end=865
-  _globals['_AUDITRESPONSE']._serialized_start=867
-  _globals['_AUDITRESPONSE']._serialized_end=991
-  _globals['_GETREPLAYREQUEST']._serialized_start=993
-  _globals['_GETREPLAYREQUEST']._serialized_end=1051
-  _globals['_REPLAY']._serialized_start=1054
-  _globals['_REPLAY']._serialized_end=1231
-  _globals['_GETREPLAYRESPONSE']._serialized_start=1233
-  _globals['_GETREPLAYRESPONSE']._serialized_end=1289
-  _globals['_LISTGAMESREQUEST']._serialized_start=1292
-  _globals['_LISTGAMESREQUEST']._serialized_end=1549
-  _globals['_GAMESUMMARY']._serialized_start=1552
-  _globals['_GAMESUMMARY']._serialized_end=1881
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1883
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1983
-  _globals['_PLAYERSTATSREQUEST']._serialized_start=1986
-  _globals['_PLAYERSTATSREQUEST']._serialized_end=2139
-  _globals['_PLAYERSTATS']._serialized_start=2142
-  _globals['_PLAYERSTATS']._serialized_end=2616
-  _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._serialized_start=2563
-  _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._serialized_end=2616
-  _globals['_PLAYERSTATSRESPONSE']._serialized_start=2618
-  _globals['_PLAYERSTATSRESPONSE']._serialized_end=2682
-  _globals['_REAUDITREQUEST']._serialized_start=2684
-  _globals['_REAUDITREQUEST']._serialized_end=2766
-  _globals['_REAUDITRESPONSE']._serialized_start=2768
-  _globals['_REAUDITRESPONSE']._serialized_end=2827
-  _globals['_AUDITSERVICE']._serialized_start=2830
-  _globals['_AUDITSERVICE']._serialized_end=3281
+  _globals['_GAMEVIEW']._serialized_start=3437
+  _globals['_GAMEVIEW']._serialized_end=3515
+  _globals['_UPLOADRECORDSREQUEST']._serialized_start=128
+  _globals['_UPLOADRECORDSREQUEST']._serialized_end=264
+  _globals['_RECORDSUMMARY']._serialized_start=267
+  _globals['_RECORDSUMMARY']._serialized_end=700
+  _globals['_RECORDSUMMARY_STATUS']._serialized_start=585
+  _globals['_RECORDSUMMARY_STATUS']._serialized_end=700
+  _globals['_BATCHUPLOADRECORDSREQUEST']._serialized_start=702
+  _globals['_BATCHUPLOADRECORDSREQUEST']._serialized_end=782
+  _globals['_BATCHUPLOADRECORDSRESPONSE']._serialized_start=784
+  _globals['_BATCHUPLOADRECORDSRESPONSE']._serialized_end=859
+  _globals['_AUDITRECORDREQUEST']._serialized_start=862
+  _globals['_AUDITRECORDREQUEST']._serialized_end=1025
+  _globals['_AUDITRECORDRESPONSE']._serialized_start=1028
+  _globals['_AUDITRECORDRESPONSE']._serialized_end=1158
+  _globals['_GETGAMEREQUEST']._serialized_start=1160
+  _globals['_GETGAMEREQUEST']._serialized_end=1227
+  _globals['_GAME']._serialized_start=1230
+  _globals['_GAME']._serialized_end=1719
+  _globals['_LISTGAMESREQUEST']._serialized_start=1722
+  _globals['_LISTGAMESREQUEST']._serialized_end=1994
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1996
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2094
+  _globals['_REAUDITGAMEREQUEST']._serialized_start=2096
+  _globals['_REAUDITGAMEREQUEST']._serialized_end=2179
+  _globals['_REAUDITGAMERESPONSE']._serialized_start=2181
+  _globals['_REAUDITGAMERESPONSE']._serialized_end=2244
+  _globals['_GETMATCHREQUEST']._serialized_start=2246
+  _globals['_GETMATCHREQUEST']._serialized_end=2277
+  _globals['_MATCH']._serialized_start=2280
+  _globals['_MATCH']._serialized_end=2478
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_start=2481
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_end=2631
+  _globals['_PLAYERSTATS']._serialized_start=2634
+  _globals['_PLAYERSTATS']._serialized_end=3129
+  _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._serialized_start=3076
+  _globals['_PLAYERSTATS_BREACHESBYCODEENTRY']._serialized_end=3129
+  _globals['_LISTPLAYERSREQUEST']._serialized_start=3132
+  _globals['_LISTPLAYERSREQUEST']._serialized_end=3324
+  _globals['_LISTPLAYERSRESPONSE']._serialized_start=3326
+  _globals['_LISTPLAYERSRESPONSE']._serialized_end=3435
+  _globals['_AUDITSERVICE']._serialized_start=3518
+  _globals['_AUDITSERVICE']._serialized_end=4242
 # @@protoc_insertion_point(module_scope)

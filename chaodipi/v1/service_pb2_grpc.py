@@ -35,35 +35,50 @@ class AuditServiceStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.Upload = channel.stream_unary(
-                '/chaodipi.v1.AuditService/Upload',
-                request_serializer=chaodipi_dot_v1_dot_service__pb2.UploadRequest.SerializeToString,
-                response_deserializer=chaodipi_dot_v1_dot_service__pb2.UploadResponse.FromString,
+        self.UploadRecords = channel.stream_stream(
+                '/chaodipi.v1.AuditService/UploadRecords',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.UploadRecordsRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.RecordSummary.FromString,
                 _registered_method=True)
-        self.Audit = channel.unary_unary(
-                '/chaodipi.v1.AuditService/Audit',
-                request_serializer=chaodipi_dot_v1_dot_service__pb2.AuditRequest.SerializeToString,
-                response_deserializer=chaodipi_dot_v1_dot_service__pb2.AuditResponse.FromString,
+        self.BatchUploadRecords = channel.unary_unary(
+                '/chaodipi.v1.AuditService/BatchUploadRecords',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsResponse.FromString,
                 _registered_method=True)
-        self.GetReplay = channel.unary_unary(
-                '/chaodipi.v1.AuditService/GetReplay',
-                request_serializer=chaodipi_dot_v1_dot_service__pb2.GetReplayRequest.SerializeToString,
-                response_deserializer=chaodipi_dot_v1_dot_service__pb2.GetReplayResponse.FromString,
+        self.AuditRecord = channel.unary_unary(
+                '/chaodipi.v1.AuditService/AuditRecord',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.AuditRecordRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.AuditRecordResponse.FromString,
+                _registered_method=True)
+        self.GetGame = channel.unary_unary(
+                '/chaodipi.v1.AuditService/GetGame',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.GetGameRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.Game.FromString,
                 _registered_method=True)
         self.ListGames = channel.unary_unary(
                 '/chaodipi.v1.AuditService/ListGames',
                 request_serializer=chaodipi_dot_v1_dot_service__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=chaodipi_dot_v1_dot_service__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
-        self.PlayerStats = channel.unary_unary(
-                '/chaodipi.v1.AuditService/PlayerStats',
-                request_serializer=chaodipi_dot_v1_dot_service__pb2.PlayerStatsRequest.SerializeToString,
-                response_deserializer=chaodipi_dot_v1_dot_service__pb2.PlayerStatsResponse.FromString,
+        self.ReauditGame = channel.unary_unary(
+                '/chaodipi.v1.AuditService/ReauditGame',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.FromString,
                 _registered_method=True)
-        self.Reaudit = channel.unary_unary(
-                '/chaodipi.v1.AuditService/Reaudit',
-                request_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditRequest.SerializeToString,
-                response_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditResponse.FromString,
+        self.GetMatch = channel.unary_unary(
+                '/chaodipi.v1.AuditService/GetMatch',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.GetMatchRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.Match.FromString,
+                _registered_method=True)
+        self.GetPlayerStats = channel.unary_unary(
+                '/chaodipi.v1.AuditService/GetPlayerStats',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.GetPlayerStatsRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.PlayerStats.FromString,
+                _registered_method=True)
+        self.ListPlayers = channel.unary_unary(
+                '/chaodipi.v1.AuditService/ListPlayers',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.ListPlayersRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.ListPlayersResponse.FromString,
                 _registered_method=True)
 
 
@@ -71,43 +86,69 @@ class AuditServiceServicer:
     """Stores, audits and replays recorded games.
     """
 
-    def Upload(self, request_iterator, context):
-        """Uploads a stream of records; each is audited and stored (duplicates are detected by content).
+    def UploadRecords(self, request_iterator, context):
+        """Uploads a stream of records and answers each with its RecordSummary, in stream order, as soon
+        as it is stored (or found already stored, in conflict, or rejected). Records are stored in
+        batches, each one transaction; a stream that ends early (a limit, the deadline, a cancel, a
+        broken connection) keeps the batches already stored, and re-sending it is safe: what was
+        stored comes back STATUS_DUPLICATE. Once the call is cancelled or its deadline has passed the
+        server audits no further record of it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def Audit(self, request, context):
+    def BatchUploadRecords(self, request, context):
+        """Uploads up to 1,000 records in one call, for small clients; the same per-record answers.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AuditRecord(self, request, context):
         """Audits a record without storing it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetReplay(self, request, context):
-        """Returns a stored game with its audit report.
+    def GetGame(self, request, context):
+        """Returns a stored game with its audit (GAME_VIEW_FULL: with the steps of its replay).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Lists stored games, filtered and paged.
+        """Lists stored games, newest stored first, filtered and paged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def PlayerStats(self, request, context):
-        """Returns per-player statistics.
+    def ReauditGame(self, request, context):
+        """Audits a stored game again, possibly under another ruleset; the stored audit is kept.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def Reaudit(self, request, context):
-        """Audits a stored game again, possibly under another ruleset.
+    def GetMatch(self, request, context):
+        """Returns a stored match: its match-level audit and the names of its hands.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPlayerStats(self, request, context):
+        """Returns one player's statistics over the games selected.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPlayers(self, request, context):
+        """Lists the players who played any of the games selected, with their statistics, by player id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -116,35 +157,50 @@ class AuditServiceServicer:
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'Upload': grpc.stream_unary_rpc_method_handler(
-                    servicer.Upload,
-                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.UploadRequest.FromString,
-                    response_serializer=chaodipi_dot_v1_dot_service__pb2.UploadResponse.SerializeToString,
+            'UploadRecords': grpc.stream_stream_rpc_method_handler(
+                    servicer.UploadRecords,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.UploadRecordsRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.RecordSummary.SerializeToString,
             ),
-            'Audit': grpc.unary_unary_rpc_method_handler(
-                    servicer.Audit,
-                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.AuditRequest.FromString,
-                    response_serializer=chaodipi_dot_v1_dot_service__pb2.AuditResponse.SerializeToString,
+            'BatchUploadRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.BatchUploadRecords,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsResponse.SerializeToString,
             ),
-            'GetReplay': grpc.unary_unary_rpc_method_handler(
-                    servicer.GetReplay,
-                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.GetReplayRequest.FromString,
-                    response_serializer=chaodipi_dot_v1_dot_service__pb2.GetReplayResponse.SerializeToString,
+            'AuditRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuditRecord,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.AuditRecordRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.AuditRecordResponse.SerializeToString,
+            ),
+            'GetGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGame,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.GetGameRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.Game.SerializeToString,
             ),
             'ListGames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListGames,
                     request_deserializer=chaodipi_dot_v1_dot_service__pb2.ListGamesRequest.FromString,
                     response_serializer=chaodipi_dot_v1_dot_service__pb2.ListGamesResponse.SerializeToString,
             ),
-            'PlayerStats': grpc.unary_unary_rpc_method_handler(
-                    servicer.PlayerStats,
-                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.PlayerStatsRequest.FromString,
-                    response_serializer=chaodipi_dot_v1_dot_service__pb2.PlayerStatsResponse.SerializeToString,
+            'ReauditGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReauditGame,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.SerializeToString,
             ),
-            'Reaudit': grpc.unary_unary_rpc_method_handler(
-                    servicer.Reaudit,
-                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditRequest.FromString,
-                    response_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditResponse.SerializeToString,
+            'GetMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatch,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.GetMatchRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.Match.SerializeToString,
+            ),
+            'GetPlayerStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPlayerStats,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.GetPlayerStatsRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.PlayerStats.SerializeToString,
+            ),
+            'ListPlayers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlayers,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.ListPlayersRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.ListPlayersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -159,7 +215,7 @@ class AuditService:
     """
 
     @staticmethod
-    def Upload(request_iterator,
+    def UploadRecords(request_iterator,
             target,
             options=(),
             channel_credentials=None,
@@ -169,12 +225,12 @@ class AuditService:
             wait_for_ready=None,
             timeout=None,
             metadata=None):
-        return grpc.experimental.stream_unary(
+        return grpc.experimental.stream_stream(
             request_iterator,
             target,
-            '/chaodipi.v1.AuditService/Upload',
-            chaodipi_dot_v1_dot_service__pb2.UploadRequest.SerializeToString,
-            chaodipi_dot_v1_dot_service__pb2.UploadResponse.FromString,
+            '/chaodipi.v1.AuditService/UploadRecords',
+            chaodipi_dot_v1_dot_service__pb2.UploadRecordsRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.RecordSummary.FromString,
             options,
             channel_credentials,
             insecure,
@@ -186,7 +242,7 @@ class AuditService:
             _registered_method=True)
 
     @staticmethod
-    def Audit(request,
+    def BatchUploadRecords(request,
             target,
             options=(),
             channel_credentials=None,
@@ -199,9 +255,9 @@ class AuditService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/chaodipi.v1.AuditService/Audit',
-            chaodipi_dot_v1_dot_service__pb2.AuditRequest.SerializeToString,
-            chaodipi_dot_v1_dot_service__pb2.AuditResponse.FromString,
+            '/chaodipi.v1.AuditService/BatchUploadRecords',
+            chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.BatchUploadRecordsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -213,7 +269,7 @@ class AuditService:
             _registered_method=True)
 
     @staticmethod
-    def GetReplay(request,
+    def AuditRecord(request,
             target,
             options=(),
             channel_credentials=None,
@@ -226,9 +282,36 @@ class AuditService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/chaodipi.v1.AuditService/GetReplay',
-            chaodipi_dot_v1_dot_service__pb2.GetReplayRequest.SerializeToString,
-            chaodipi_dot_v1_dot_service__pb2.GetReplayResponse.FromString,
+            '/chaodipi.v1.AuditService/AuditRecord',
+            chaodipi_dot_v1_dot_service__pb2.AuditRecordRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.AuditRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/chaodipi.v1.AuditService/GetGame',
+            chaodipi_dot_v1_dot_service__pb2.GetGameRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.Game.FromString,
             options,
             channel_credentials,
             insecure,
@@ -267,7 +350,7 @@ class AuditService:
             _registered_method=True)
 
     @staticmethod
-    def PlayerStats(request,
+    def ReauditGame(request,
             target,
             options=(),
             channel_credentials=None,
@@ -280,9 +363,9 @@ class AuditService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/chaodipi.v1.AuditService/PlayerStats',
-            chaodipi_dot_v1_dot_service__pb2.PlayerStatsRequest.SerializeToString,
-            chaodipi_dot_v1_dot_service__pb2.PlayerStatsResponse.FromString,
+            '/chaodipi.v1.AuditService/ReauditGame',
+            chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -294,7 +377,7 @@ class AuditService:
             _registered_method=True)
 
     @staticmethod
-    def Reaudit(request,
+    def GetMatch(request,
             target,
             options=(),
             channel_credentials=None,
@@ -307,9 +390,63 @@ class AuditService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/chaodipi.v1.AuditService/Reaudit',
-            chaodipi_dot_v1_dot_service__pb2.ReauditRequest.SerializeToString,
-            chaodipi_dot_v1_dot_service__pb2.ReauditResponse.FromString,
+            '/chaodipi.v1.AuditService/GetMatch',
+            chaodipi_dot_v1_dot_service__pb2.GetMatchRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.Match.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPlayerStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/chaodipi.v1.AuditService/GetPlayerStats',
+            chaodipi_dot_v1_dot_service__pb2.GetPlayerStatsRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.PlayerStats.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlayers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/chaodipi.v1.AuditService/ListPlayers',
+            chaodipi_dot_v1_dot_service__pb2.ListPlayersRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.ListPlayersResponse.FromString,
             options,
             channel_credentials,
             insecure,

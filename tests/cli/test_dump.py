@@ -32,13 +32,13 @@ def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     hands[2].claim.defenders_points += 5
     summaries = ingest_records(model.sessions, model.tenant_id, hands)
     assert all(s.status == s.STATUS_STORED for s in summaries)
-    return [s.game_id for s in summaries]
+    return [s.game.removeprefix("games/") for s in summaries]
 
 
-def replays(text: str) -> list[service_pb2.Replay]:
+def replays(text: str) -> list[service_pb2.Game]:
     out = []
     for line in text.splitlines():
-        replay = service_pb2.Replay()
+        replay = service_pb2.Game()
         json_format.Parse(line, replay)
         out.append(replay)
     return out
@@ -49,7 +49,7 @@ def test_dump_writes_every_game_with_its_stored_audit(stored: list[str], tmp_pat
     result = run("dump", "-o", target)
     assert result.exit_code == 0, result.output
     dumped = replays(target.read_text(encoding="utf-8"))
-    assert sorted(r.game_id for r in dumped) == sorted(stored)
+    assert sorted(r.name for r in dumped) == sorted(f"games/{g}" for g in stored)
     planted = next(r for r in dumped if r.record.record_id == "classic-2")
     assert [f.code for f in planted.report.findings] == ["SCORE_MISMATCH"]
     assert all(r.record.tricks and r.content_hash for r in dumped)
@@ -61,9 +61,9 @@ def test_dump_resumes_after_the_last_game_written(stored: list[str], tmp_path: P
     first_two.write_text(
         "".join(json_format.MessageToJson(r, indent=None) + "\n" for r in whole[:2])
     )
-    resumed = run("dump", "-o", first_two, "--after", whole[1].game_id)
+    resumed = run("dump", "-o", first_two, "--after", whole[1].name.removeprefix("games/"))
     assert resumed.exit_code == 0, resumed.output
-    assert [r.game_id for r in replays(first_two.read_text())] == [r.game_id for r in whole]
+    assert [r.name for r in replays(first_two.read_text())] == [r.name for r in whole]
 
 
 def test_dump_as_annotated_notation(stored: list[str]) -> None:

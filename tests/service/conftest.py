@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from chaodipi.service.client import AuditClient
+from chaodipi.client import AuditClient
 from chaodipi.service.server import ServerConfig
 from tests.service.service_support import MAX_MESSAGE, PG_URL, Service, running_service
 

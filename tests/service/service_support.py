@@ -1,5 +1,10 @@
 """Test support for the service: a server on a background event loop or as a process group of
-its own, and direct access to its database."""
+its own, and direct access to its database.
+
+Nothing here polls: a server thread is waited for through its event loop (``settle`` returns
+once no call is auditing or storing), a server process through its log, read line by line as
+it writes it, and exited processes through their pidfds (Linux).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import contextlib
 import os
 import re
 import secrets
+import select
 import signal
 import subprocess
 import sys
@@ -39,6 +45,11 @@ class ServerThread:
         ).result(60)
         self.target = f"127.0.0.1:{self.running.port}"
 
+    def settle(self, timeout: float = 60) -> None:
+        """Wait until no call of the server is auditing or storing anything (a call that
+        ended for the client may still be writing its last batch)."""
+        asyncio.run_coroutine_threadsafe(self.running.idle(), self.loop).result(timeout)
+
     def stop(self) -> None:
         """Stop the server and its loop."""
         asyncio.run_coroutine_threadsafe(self.running.stop(1), self.loop).result(30)
@@ -63,6 +74,10 @@ class Service:
     def new_key(self) -> str:
         """An API key for a tenant of its own (tests share the server, not the data)."""
         return create_key(self.sessions, f"tenant-{secrets.token_hex(4)}")[1]
+
+    def settle(self) -> None:
+        """Wait until no call of the server is auditing or storing anything."""
+        self.server.settle()
 
 
 @contextlib.contextmanager
@@ -94,6 +109,26 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+def wait_exited(pids: list[int], timeout: float) -> list[int]:
+    """Wait (on each process's pidfd, no polling) until the processes have exited, for at most
+    ``timeout`` seconds in all; those still running then."""
+    deadline = time.monotonic() + timeout
+    running = []
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue  # gone already
+        try:
+            # A pidfd reads ready once its process has exited.
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            if not ready:
+                running.append(pid)
+        finally:
+            os.close(fd)
+    return running
+
+
 class ServerProcess:
     """``python -m chaodipi.cli serve`` as a process group of its own (the server and its audit
     workers), keyless on 127.0.0.1, logging to ``log``."""
@@ -102,55 +137,65 @@ class ServerProcess:
         self.log = home / f"server-{secrets.token_hex(3)}.log"
         env = {k: v for k, v in os.environ.items() if k != "CHAODIPI_DATABASE_URL"}
         env.update(CHAODIPI_HOME=str(home))
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "chaodipi.cli",
-                    "serve",
-                    "--port",
-                    "0",
-                    "--database-url",
-                    database_url,
-                    "--audit-workers",
-                    str(audit_workers),
-                    "--grace",
-                    "5",
-                ],
-                env=env,
-                cwd=home,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "chaodipi.cli",
+                "serve",
+                "--port",
+                "0",
+                "--database-url",
+                database_url,
+                "--audit-workers",
+                str(audit_workers),
+                "--grace",
+                "5",
+            ],
+            env=env,
+            cwd=home,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.pgid = self.proc.pid  # start_new_session: the server leads its own group
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            found = re.search(r"listening on 127\.0\.0\.1:(\d+)", self.log.read_text())
-            if found:
-                self.target = f"127.0.0.1:{found.group(1)}"
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"the server did not start:\n{self.log.read_text()}")
+        listening = threading.Event()
+        found: list[str] = []
+
+        def copy_log() -> None:  # the log as the server writes it, line by line
+            assert self.proc.stdout is not None
+            with self.log.open("wb") as log:
+                for line in self.proc.stdout:
+                    log.write(line)
+                    log.flush()
+                    address = re.search(rb"listening on 127\.0\.0\.1:(\d+)", line)
+                    if address and not found:
+                        found.append(address.group(1).decode())
+                        listening.set()
+            listening.set()  # the server exited: stop waiting
+
+        self.copier = threading.Thread(target=copy_log, daemon=True)
+        self.copier.start()
+        if not listening.wait(60) or not found:
+            self.kill()
+            raise RuntimeError(f"the server did not start:\n{self.log.read_text()}")
+        self.target = f"127.0.0.1:{found[0]}"
 
     def kill(self) -> None:
         """SIGKILL the whole group (server and workers), as a crash or an OOM kill would."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pgid, signal.SIGKILL)
         self.proc.wait(30)
+        self.copier.join(30)
 
     def terminate(self) -> int:
         """SIGTERM the server (graceful shutdown); its exit code."""
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(60)
+        code = self.proc.wait(60)
+        self.copier.join(30)
+        return code
 
-    def survivors(self, wait: float = 10) -> list[int]:
-        """Processes of the group still alive after up to ``wait`` seconds."""
-        deadline = time.monotonic() + wait
-        while (left := group_members(self.pgid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return left
+    def survivors(self, timeout: float = 30) -> list[int]:
+        """Processes of the group still running after waiting up to ``timeout`` seconds for
+        them to exit."""
+        return wait_exited(group_members(self.pgid), timeout)

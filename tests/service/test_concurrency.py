@@ -16,8 +16,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from chaodipi.auditor.generate import generate_hand
+from chaodipi.client import AuditClient
 from chaodipi.service import store
-from chaodipi.service.client import AuditClient
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.keys import create_key
 from chaodipi.service.models import Game, GamePlayer, Match, Tenant
@@ -101,7 +101,7 @@ def _concurrent_uploads(service: Service) -> None:
             assert len(summaries) == OWN + 3
             for s in summaries:
                 assert s.status in (STORED, DUPLICATE), s
-                game_ids[s.record_id].add(s.game_id)
+                game_ids[s.record_id].add(s.game.partition("/")[2])
                 stored[s.record_id] += s.status == STORED
         assert game_ids.keys() == distinct
         assert all(len(ids) == 1 for ids in game_ids.values()), "one content, two games"
@@ -128,20 +128,26 @@ def test_a_hand_stored_meanwhile_twice_over_reads_as_a_duplicate(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The race above, made certain: another upload commits the hand between this transaction's
-    # lookup and its insert, for the batch and again for the retry of the record on its own.
+    # lookups (of its content and of its record id) and its insert, for the batch and again for
+    # the retry of the record on its own.
     tenant = ensure_tenant(service.sessions, f"race-{secrets.token_hex(4)}")
     hand = generate_hand("classic", 990)
     (first,) = ingest_records(service.sessions, tenant, [hand])
-    lookup = store._existing
-    blind = [2]
+    blind = {"_existing": 2, "_named": 2}
 
-    def late(session: Session, model: type[Game] | type[Match], *args: Any) -> Any:
-        if model is Game and blind[0]:
-            blind[0] -= 1
-            return {}
-        return lookup(session, model, *args)
+    def late(name: str) -> Any:
+        lookup = getattr(store, name)
 
-    monkeypatch.setattr(store, "_existing", late)
+        def blinded(session: Session, model: type[Game] | type[Match], *args: Any) -> Any:
+            if model is Game and blind[name]:
+                blind[name] -= 1
+                return {}
+            return lookup(session, model, *args)
+
+        return blinded
+
+    for name in blind:
+        monkeypatch.setattr(store, name, late(name))
     (again,) = ingest_records(service.sessions, tenant, [hand])
-    assert blind == [0]
-    assert again.status == DUPLICATE and again.game_id == first.game_id
+    assert blind == {"_existing": 0, "_named": 0}
+    assert again.status == DUPLICATE and again.game == first.game

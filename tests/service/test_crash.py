@@ -1,9 +1,10 @@
 """Crash safety: a server killed with SIGKILL in the middle of an upload stream loses nothing
 and leaves nothing half-written; re-sending the whole stream stores the rest, each record once.
 
-The server runs as ``python -m service serve`` in a process group of its own, with audit worker
-processes; the kill takes the whole group, as a crash of the host or an OOM kill of the unit
-would. The stream is held back after ``HOLD_AT`` records until the kill, so the kill always lands
+The server runs as ``python -m chaodipi.cli serve`` in a process group of its own, with audit
+worker processes; the kill takes the whole group, as a crash of the host or an OOM kill of the
+unit would. The stream is held back after ``HOLD_AT`` records until the kill, and the kill comes
+once ``KILL_AT`` summaries are back (each batch's once it is committed), so it always lands
 while batches are being audited and stored, never after the stream is done.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 import random
 import sys
 import threading
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,12 +24,12 @@ from sqlalchemy import Engine, func, select
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
+from chaodipi.client import AuditClient
 from chaodipi.service.audited import content_hash
-from chaodipi.service.client import AuditClient
 from chaodipi.service.db import make_engine
 from chaodipi.service.models import Finding, Game, GamePlayer, Match
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
-from tests.service.service_support import ServerProcess
+from tests.service.service_support import ServerProcess, group_members
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,7 +47,7 @@ DUPLICATE = service_pb2.RecordSummary.STATUS_DUPLICATE
 _FindingKey = tuple[str, int, int | None, int | None, int | None]
 
 
-def _stream() -> list[service_pb2.UploadRequest]:
+def _stream() -> list[service_pb2.UploadRecordsRequest]:
     """``HANDS`` hands with distinct content (record ids), a quarter of them with findings."""
     rulesets = ("classic", "shuangsheng", "anhui", "changshu")
     rng = random.Random(2024)
@@ -62,7 +62,7 @@ def _stream() -> list[service_pb2.UploadRequest]:
         hand = records_pb2.GameRecord()
         hand.CopyFrom(deals[i % DISTINCT])
         hand.record_id = f"crash-{i:04d}"
-        requests.append(service_pb2.UploadRequest(game=hand, client_ref=str(i)))
+        requests.append(service_pb2.UploadRecordsRequest(game=hand, client_ref=str(i)))
     return requests
 
 
@@ -82,7 +82,7 @@ def _count(engine: Engine) -> int:
         return conn.execute(select(func.count()).select_from(Game)).scalar_one()
 
 
-def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRequest]) -> set[str]:
+def _check_stored(engine: Engine, sent: dict[str, service_pb2.UploadRecordsRequest]) -> set[str]:
     """Check that every stored game is one of ``sent``, stored once and whole (record, audit,
     four seats, its findings); the record ids of the stored games."""
     with engine.connect() as conn:
@@ -150,41 +150,31 @@ def test_sigkill_mid_stream_then_resend_stores_each_hand_once(
     try:
         servers.append(server := ServerProcess(own_database_url, tmp_path, audit_workers=2))
         killed = threading.Event()
-        outcome: list[service_pb2.UploadResponse | grpc.RpcError] = []
 
-        def held() -> Iterator[service_pb2.UploadRequest]:
+        def held() -> Iterator[service_pb2.UploadRecordsRequest]:
             yield from requests[:HOLD_AT]
             killed.wait(60)
 
-        def upload() -> None:
-            with AuditClient(server.target, timeout=120) as client:
-                try:
-                    outcome.append(client.upload_stream(held()))
-                except grpc.RpcError as error:
-                    outcome.append(error)
-
-        thread = threading.Thread(target=upload, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 60
-        while _count(engine) < KILL_AT:
-            assert thread.is_alive() and time.monotonic() < deadline, (
-                f"the upload ended or stalled before the kill: {outcome}"
-            )
-            time.sleep(0.005)
-        server.kill()
-        killed.set()
-        thread.join(30)
+        with AuditClient(server.target, upload_timeout=120) as client:
+            responses = client.stub.UploadRecords(held(), timeout=120)
+            # A summary comes back once its batch is committed: after KILL_AT of them (two of
+            # the server's 64-record batches) the kill lands mid-stream, batches in flight.
+            answered = [next(responses) for _ in range(KILL_AT)]
+            server.kill()
+            killed.set()
+            with pytest.raises(grpc.RpcError) as caught:
+                answered.extend(responses)
         assert server.survivors() == [], "processes of the killed server survive"
-        assert len(outcome) == 1 and isinstance(outcome[0], grpc.RpcError), outcome
-        assert outcome[0].code() == grpc.StatusCode.UNAVAILABLE
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+        assert {s.status for s in answered} == {STORED}
 
         before = _check_stored(engine, sent)
         print(f"stored when killed: {len(before)} of {HANDS}")
         assert KILL_AT <= len(before) <= HOLD_AT
 
         servers.append(server := ServerProcess(own_database_url, tmp_path, audit_workers=2))
-        with AuditClient(server.target, timeout=120) as client:
-            summaries = list(client.upload_stream(iter(requests)).results)
+        with AuditClient(server.target, upload_timeout=120) as client:
+            summaries = list(client.upload_stream(iter(requests)))
         assert server.terminate() == 0
         assert server.survivors() == [], "audit workers outlive a stopped server"
 
@@ -199,7 +189,7 @@ def test_sigkill_mid_stream_then_resend_stores_each_hand_once(
         with engine.connect() as conn:
             stored_ids = dict(conn.execute(select(Game.record_id, Game.id)).all())
             assert conn.execute(select(func.count()).select_from(Finding)).scalar_one() > 0
-        assert all(stored_ids[s.record_id] == s.game_id for s in summaries)
+        assert all(f"games/{stored_ids[s.record_id]}" == s.game for s in summaries)
     finally:
         for server in servers:
             if server.proc.poll() is None:
@@ -212,9 +202,9 @@ def test_audit_workers_exit_when_the_server_process_is_killed(tmp_path: Path) ->
     # An OOM kill (or ``kill -9 <pid>``) takes the server process only, not its group.
     server = ServerProcess(f"sqlite:///{tmp_path / 'service.db'}", tmp_path, audit_workers=2)
     try:
-        assert len(server.survivors(wait=0)) >= 3  # the server and its two workers
+        assert len(group_members(server.pgid)) >= 3  # the server and its two workers
         server.proc.kill()
         server.proc.wait(30)
-        assert server.survivors(wait=3) == [], "orphaned audit workers"
+        assert server.survivors() == [], "orphaned audit workers"
     finally:
         server.kill()

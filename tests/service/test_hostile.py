@@ -8,7 +8,6 @@ import random
 import secrets
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 
 import grpc
@@ -18,7 +17,7 @@ from sqlalchemy import func, select
 from sqlmodel import col
 
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service.client import AuditClient, field_violations
+from chaodipi.client import AuditClient, ServiceError, field_violations
 from chaodipi.service.keys import create_key, revoke_key
 from chaodipi.service.models import Finding, Game, GamePlayer
 from chaodipi.service.server import ServerConfig
@@ -46,12 +45,15 @@ def every_method(client: AuditClient) -> dict[str, Callable[[], object]]:
     """One call of each AuditService method."""
     hand = generate_hand("classic", 1)
     return {
-        "Upload": lambda: client.upload([hand]),
-        "Audit": lambda: client.audit(hand),
-        "GetReplay": lambda: client.get_replay("0123456789abcdef"),
+        "UploadRecords": lambda: client.upload([hand]),
+        "BatchUploadRecords": lambda: client.batch_upload([hand]),
+        "AuditRecord": lambda: client.audit(hand),
+        "GetGame": lambda: client.get_game("0123456789abcdef"),
         "ListGames": lambda: client.list_games(),
-        "PlayerStats": lambda: client.player_stats(),
-        "Reaudit": lambda: client.reaudit("0123456789abcdef"),
+        "ReauditGame": lambda: client.reaudit_game("0123456789abcdef"),
+        "GetMatch": lambda: client.get_match("0123456789abcdef"),
+        "GetPlayerStats": lambda: client.get_player_stats("li.wei"),
+        "ListPlayers": lambda: client.list_players(),
     }
 
 
@@ -104,15 +106,10 @@ def assert_stored_whole(service: Service, tenant: int) -> int:
 
 
 def settled(service: Service, tenant: int) -> int:
-    """The tenant's stored games once no batch is still being written (a batch whose call
-    ended while it was being stored still commits, whole)."""
-    count = assert_stored_whole(service, tenant)
-    while True:
-        time.sleep(0.3)
-        now = assert_stored_whole(service, tenant)
-        if now == count:
-            return count
-        count = now
+    """The tenant's stored games once the server has finished every call's audits and writes
+    (a batch whose call ended while it was being stored still commits, whole)."""
+    service.settle()
+    return assert_stored_whole(service, tenant)
 
 
 def distinct_hands(count: int, tag: str) -> list[records_pb2.GameRecord]:
@@ -153,7 +150,7 @@ def test_wrong_key_is_unauthenticated(service: Service, header: str) -> None:
 def test_revoked_key_is_unauthenticated_at_once(service: Service) -> None:
     _, key_id, key = tenant_with_key(service)
     with AuditClient(service.target, api_key=key) as client:
-        assert client.list_games().total == 0
+        assert client.list_games().total_size == 0
         assert revoke_key(service.sessions, key_id)
         codes = {name: status_of(call) for name, call in every_method(client).items()}
     assert codes == dict.fromkeys(codes, grpc.StatusCode.UNAUTHENTICATED)
@@ -164,20 +161,26 @@ def test_another_tenants_games_are_not_found(service: Service) -> None:
     hand = generate_hand("classic", 41)
     with AuditClient(service.target, api_key=tenant_with_key(service)[2]) as owner:
         summaries = owner.upload([hand, match])
-    game_ids = [summaries[0].game_id, *summaries[1].hand_game_ids]
+    games = [summaries[0].game, *summaries[1].hand_games]
     player = hand.players[0].id
+    not_found = grpc.StatusCode.NOT_FOUND
     with AuditClient(service.target, api_key=tenant_with_key(service)[2]) as other:
-        for game_id in [*game_ids, summaries[1].game_id]:
-            assert status_of(lambda g=game_id: other.get_replay(g)) == grpc.StatusCode.NOT_FOUND
-            assert status_of(lambda g=game_id: other.reaudit(g)) == grpc.StatusCode.NOT_FOUND
-        assert other.list_games().total == 0
-        assert other.list_games(player_id=player).total == 0
-        assert other.player_stats() == []
-        assert other.player_stats(player_ids=[player]) == []
+        # By the game's id and by the record id the uploader gave it.
+        for game in [*games, hand.record_id, match.hands[0].record_id]:
+            assert status_of(lambda g=game: other.get_game(g)) == not_found
+            assert status_of(lambda g=game: other.reaudit_game(g)) == not_found
+        for name in (summaries[1].match, match.match_id):
+            assert status_of(lambda m=name: other.get_match(m)) == not_found
+        assert status_of(lambda: other.get_player_stats(player)) == not_found
+        assert other.list_games().total_size == 0
+        assert other.list_games(player_id=player).total_size == 0
+        assert other.list_games(match=match.match_id).total_size == 0
+        assert list(other.players()) == []
+        assert list(other.players([player])) == []
         # The same content uploaded by another tenant is that tenant's own new game: a
         # DUPLICATE would tell it the first tenant holds this record.
         (again,) = other.upload([hand])
-        assert again.status == STORED and again.game_id not in game_ids
+        assert again.status == STORED and again.game not in games
 
 
 def raw_channel_call(target: str, method: str, payload: bytes, key: str) -> grpc.RpcError:
@@ -193,7 +196,19 @@ def raw_channel_call(target: str, method: str, payload: bytes, key: str) -> grpc
     return caught.value
 
 
-@pytest.mark.parametrize("method", ["Audit", "GetReplay", "ListGames", "PlayerStats", "Reaudit"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "BatchUploadRecords",
+        "AuditRecord",
+        "GetGame",
+        "ListGames",
+        "ReauditGame",
+        "GetMatch",
+        "GetPlayerStats",
+        "ListPlayers",
+    ],
+)
 def test_unreadable_message_is_invalid_argument(service: Service, method: str) -> None:
     error = raw_channel_call(service.target, method, NOT_PROTOBUF, service.new_key())
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
@@ -203,7 +218,7 @@ def test_unreadable_message_is_invalid_argument(service: Service, method: str) -
 
 def test_unreadable_message_without_a_key_is_unauthenticated(service: Service) -> None:
     with grpc.insecure_channel(service.target) as channel:
-        call = channel.unary_unary("/chaodipi.v1.AuditService/Audit")
+        call = channel.unary_unary("/chaodipi.v1.AuditService/AuditRecord")
         with pytest.raises(grpc.RpcError) as caught:
             call(NOT_PROTOBUF, timeout=10)
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
@@ -212,22 +227,24 @@ def test_unreadable_message_without_a_key_is_unauthenticated(service: Service) -
 def test_unreadable_message_in_a_stream_is_one_rejected_record(service: Service) -> None:
     tenant, _, key = tenant_with_key(service)
     good = [
-        service_pb2.UploadRequest(game=h).SerializeToString()
+        service_pb2.UploadRecordsRequest(game=h).SerializeToString()
         for h in distinct_hands(2, "unreadable")
     ]
     with grpc.insecure_channel(service.target) as channel:
-        upload = channel.stream_unary(
-            "/chaodipi.v1.AuditService/Upload",
-            response_deserializer=service_pb2.UploadResponse.FromString,
+        upload = channel.stream_stream(
+            "/chaodipi.v1.AuditService/UploadRecords",
+            response_deserializer=service_pb2.RecordSummary.FromString,
         )
-        response = upload(
-            iter([good[0], NOT_PROTOBUF, good[1]]),
-            timeout=30,
-            metadata=(("authorization", f"Bearer {key}"),),
+        summaries = list(
+            upload(
+                iter([good[0], NOT_PROTOBUF, good[1]]),
+                timeout=30,
+                metadata=(("authorization", f"Bearer {key}"),),
+            )
         )
-    statuses = [s.status for s in response.results]
-    assert statuses == [STORED, REJECTED, STORED]
-    assert "not a readable chaodipi.v1.UploadRequest" in response.results[1].error
+    assert [s.status for s in summaries] == [STORED, REJECTED, STORED]
+    assert "not a readable chaodipi.v1.UploadRecordsRequest" in summaries[1].error
+    assert [v.field for v in summaries[1].violations] == ["request"]
     assert assert_stored_whole(service, tenant) == 2
 
 
@@ -257,7 +274,7 @@ def test_random_bytes_on_the_wire(service: Service, junk: bytes) -> None:
             while raw.recv(65536):
                 pass
     with AuditClient(service.target, api_key=service.new_key()) as client:
-        assert client.list_games().total == 0
+        assert client.list_games().total_size == 0
 
 
 def test_message_over_the_limit_is_resource_exhausted(service: Service) -> None:
@@ -296,13 +313,20 @@ def test_stream_over_its_limits_is_resource_exhausted(small_limits: Service, cou
     each record once."""
     tenant, _, key = tenant_with_key(small_limits)
     hands = distinct_hands(count, f"limits-{count}")
+    answered: list[service_pb2.RecordSummary] = []
     with AuditClient(small_limits.target, api_key=key) as client:
-        with pytest.raises(grpc.RpcError) as caught:
-            client.upload_stream(service_pb2.UploadRequest(game=h) for h in hands)
-        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
-        assert "split the stream" in caught.value.details()  # type: ignore[attr-defined]
+        with pytest.raises(ServiceError) as caught:
+            for summary in client.upload_stream(
+                service_pb2.UploadRecordsRequest(game=h) for h in hands
+            ):
+                answered.append(summary)
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "split the stream" in caught.value.details()
         partial = settled(small_limits, tenant)
         assert partial < count
+        # Every record answered before the error is stored; the error follows them.
+        assert [s.status for s in answered] == [STORED] * len(answered)
+        assert len(answered) <= partial
         again = client.upload(hands, chunk=5)
     assert {s.status for s in again} <= {STORED, DUPLICATE}
     assert sum(s.status == STORED for s in again) == count - partial
@@ -311,30 +335,36 @@ def test_stream_over_its_limits_is_resource_exhausted(small_limits: Service, cou
         assert probe.health() == SERVING
 
 
+def held_stream(
+    hands: list[records_pb2.GameRecord], release: threading.Event
+) -> Iterator[service_pb2.UploadRecordsRequest]:
+    """The hands as upload requests, then a stream held open until ``release``: the call
+    cannot end before the client lets it (or gives up)."""
+    for hand in hands:
+        yield service_pb2.UploadRecordsRequest(game=hand)
+    release.wait(120)
+
+
 def test_stream_stopped_half_way_stores_whole_records_and_can_be_resent(
     service: Service,
 ) -> None:
     tenant, _, key = tenant_with_key(service)
     hands = distinct_hands(40, "stopped")
     release = threading.Event()
-
-    def requests() -> Iterator[service_pb2.UploadRequest]:
-        for i, hand in enumerate(hands):
-            if i == 24:
-                release.wait(30)  # the client goes quiet half-way, then cancels
-                return
-            yield service_pb2.UploadRequest(game=hand)
-
     with AuditClient(service.target, api_key=key) as client:
-        future = client.stub.Upload.future(requests(), timeout=60, metadata=client.metadata)
-        deadline = time.monotonic() + 30
-        while assert_stored_whole(service, tenant) < 16 and time.monotonic() < deadline:
-            time.sleep(0.05)  # batches of 8: two are stored before the stream stops
-        future.cancel()
+        # 24 records (three batches of 8), then the client goes quiet and cancels.
+        responses = client.stub.UploadRecords(
+            held_stream(hands[:24], release), timeout=120, metadata=client.metadata
+        )
+        answered = [next(responses) for _ in range(16)]  # two batches are stored
+        responses.cancel()
         release.set()
-        assert future.cancelled() or future.code() == grpc.StatusCode.CANCELLED
+        with pytest.raises(grpc.RpcError) as caught:
+            next(responses)
+        assert caught.value.code() == grpc.StatusCode.CANCELLED  # type: ignore[attr-defined]
+        assert [s.status for s in answered] == [STORED] * 16
         partial = settled(service, tenant)
-        assert 16 <= partial < 40
+        assert 16 <= partial <= 24
         again = client.upload(hands)
     assert {s.status for s in again} <= {STORED, DUPLICATE}
     assert sum(s.status == STORED for s in again) == 40 - partial
@@ -344,11 +374,17 @@ def test_stream_stopped_half_way_stores_whole_records_and_can_be_resent(
 def test_deadline_expiring_mid_upload(service: Service) -> None:
     tenant, _, key = tenant_with_key(service)
     hands = distinct_hands(200, "deadline")
-    with AuditClient(service.target, api_key=key, timeout=0.3) as client:
-        assert status_of(lambda: client.upload(hands)) == grpc.StatusCode.DEADLINE_EXCEEDED
+    release = threading.Event()
+    with AuditClient(service.target, api_key=key) as client:
+        # The stream stays open until the deadline has passed: it cannot end before it.
+        client.upload_timeout = 2
+        with pytest.raises(ServiceError) as caught:
+            list(client.upload_stream(held_stream(hands[:24], release)))
+        release.set()
+        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         partial = settled(service, tenant)
-        client.timeout = 120
+        client.upload_timeout = 120
         again = client.upload(hands)
-    assert partial < 200
+    assert partial <= 24
     assert sum(s.status == STORED for s in again) == 200 - partial
     assert assert_stored_whole(service, tenant) == 200

@@ -10,20 +10,28 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
 import pytest
 import typer
+from alembic import command
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 from typer.testing import CliRunner
 
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.service import register
-from chaodipi.service.client import AuditClient
-from chaodipi.service.db import make_engine
-from chaodipi.service.migrate import check, upgrade
+from chaodipi.client import AuditClient
+from chaodipi.service.audited import content_hash
+from chaodipi.service.db import make_engine, session_factory
+from chaodipi.service.migrate import alembic_config, check, upgrade
+from chaodipi.service.models import Game
 from chaodipi.service.server import ServerConfig
+from chaodipi.service.store import ensure_tenant
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import ServerThread
 
@@ -55,11 +63,13 @@ def test_cli_upload_replay_stats_and_keys(home: Path) -> None:
         assert "4 records: 4 stored, 0 already stored, 0 rejected" in uploaded.output
         with AuditClient(server.target, api_key=key) as client:
             game = client.list_games(page_size=1).games[0]
-        replay = runner.invoke(app, ["replay", game.game_id, *args])
-        assert replay.exit_code == 0, replay.output
-        assert f"game {game.game_id}" in replay.output
-        local = runner.invoke(app, ["replay", game.game_id, "--tenant", "club"])
-        assert local.exit_code == 0 and f"game {game.game_id}" in local.output
+        game_id = game.name.partition("/")[2]
+        for name in (game_id, game.record_id):  # a game answers to its record id too
+            replay = runner.invoke(app, ["replay", name, *args])
+            assert replay.exit_code == 0, replay.output
+            assert f"game {game_id}" in replay.output
+            local = runner.invoke(app, ["replay", name, "--tenant", "club"])
+            assert local.exit_code == 0 and f"game {game_id}" in local.output
         stats = runner.invoke(
             app, ["stats", "--player", game.player_ids[0], *args], env={"COLUMNS": "250"}
         )
@@ -129,11 +139,11 @@ def test_sigterm_finishes_in_flight_calls(
     sent, release = threading.Event(), threading.Event()
     hands = [generate_hand("classic", s) for s in (70, 71)]
 
-    def requests() -> Iterator[service_pb2.UploadRequest]:
-        yield service_pb2.UploadRequest(game=hands[0])
+    def requests() -> Iterator[service_pb2.UploadRecordsRequest]:
+        yield service_pb2.UploadRecordsRequest(game=hands[0])
         sent.set()  # grpc asks for the next message once the first one is on the wire
         release.wait(30)  # the call stays in flight until the server is told to stop
-        yield service_pb2.UploadRequest(game=hands[1])
+        yield service_pb2.UploadRecordsRequest(game=hands[1])
 
     with grpc.insecure_channel(target) as channel:
         # types-grpcio-health-checking declares HealthStub without its methods (set in __init__).
@@ -142,12 +152,61 @@ def test_sigterm_finishes_in_flight_calls(
         )
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
-            upload = client.stub.Upload.future(requests(), timeout=60)
+            upload = client.stub.UploadRecords(requests(), timeout=60)
             assert sent.wait(30)  # the call is in flight before the server is told to stop
             proc.send_signal(signal.SIGTERM)
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
             watch.cancel()
             release.set()
-            statuses = [s.status for s in upload.result().results]
+            statuses = [s.status for s in upload]
     assert statuses == [service_pb2.RecordSummary.STATUS_STORED] * 2
     assert proc.wait(30) == 0
+
+
+def test_migration_0003_keeps_games_that_share_a_record_id(own_database_url: str) -> None:
+    # Before 0003 a changed record under a stored record id became a second game: both stay,
+    # the later one under a record id of its own, and the id is unique from then on.
+    engine = make_engine(own_database_url)
+    try:
+        config = alembic_config(engine)
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+        sessions = session_factory(engine)
+        tenant = ensure_tenant(sessions, "old")
+        first, second = generate_hand("classic", 80), generate_hand("classic", 81)
+        second.record_id = first.record_id
+        with sessions() as session, session.begin():
+            for number, record in enumerate((first, second)):
+                session.execute(
+                    insert(Game),
+                    [
+                        {
+                            "id": f"{number:016x}",
+                            "tenant_id": tenant,
+                            "content_hash": content_hash(record),
+                            "record_id": record.record_id,
+                            "ruleset": "classic",
+                            "stored_at": datetime(2026, 11, 1 + number, tzinfo=UTC),
+                            "record": record.SerializeToString(),
+                            "report": b"",
+                            "breaches": 0,
+                            "scoring_errors": 0,
+                            "warnings": 0,
+                        }
+                    ],
+                )
+        upgrade(engine)
+        check(engine)
+        with engine.connect() as connection:
+            ids = dict(connection.execute(select(Game.id, Game.record_id)).all())
+        assert ids == {
+            f"{0:016x}": first.record_id,
+            f"{1:016x}": f"{first.record_id}~{1:016x}",
+        }
+        with pytest.raises(IntegrityError), sessions() as session, session.begin():
+            session.execute(
+                update(Game).where(col(Game.id) == f"{1:016x}").values(record_id=first.record_id)
+            )
+    finally:
+        engine.dispose()

@@ -42,6 +42,11 @@ def model(database_url: str) -> Iterator[ReadModel]:
     engine.dispose()
 
 
+def ident(name: str) -> str:
+    """The id in a resource name (``games/abc`` -> ``abc``)."""
+    return name.partition("/")[2]
+
+
 def store(
     model: ReadModel, *records: records_pb2.GameRecord | records_pb2.MatchRecord
 ) -> list[service_pb2.RecordSummary]:
@@ -58,8 +63,9 @@ def test_another_tenant_reads_nothing_of_this_one(model: ReadModel) -> None:
     assert other.games().total == 0 and other.games().games == ()
     assert other.players() == [] and other.player_stats() == [] and other.finding_counts() == []
     assert other.player_hands(hand.players[0].id) == []
-    assert other.game(game.game_id) is None and other.replay(game.game_id) is None
-    assert other.match(stored_match.game_id) is None
+    assert other.game(ident(game.game)) is None and other.replay(ident(game.game)) is None
+    assert other.game(hand.record_id) is None
+    assert other.match(ident(stored_match.match)) is None and other.match(match.match_id) is None
     assert model.games().total == 1 + len(match.hands)
 
 
@@ -76,7 +82,7 @@ def test_games_filter_and_count_findings(model: ReadModel) -> None:
     wrong_score = generate_hand("classic", 64)
     wrong_score.claim.defenders_points += 5
     summaries = store(model, clean, broken, wrong_score)
-    ids = [s.game_id for s in summaries]
+    ids = [ident(s.game) for s in summaries]
     page = model.games()
     assert page.total == 3 and {g.game_id for g in page.games} == set(ids)
     assert [g.game_id for g in model.games(GameFilter(with_findings=False)).games] == [ids[0]]
@@ -99,10 +105,10 @@ def test_games_filter_and_count_findings(model: ReadModel) -> None:
 def test_replay_steps_point_at_the_stored_findings(model: ReadModel) -> None:
     hand = with_breach(generate_hand("classic", 65))
     (summary,) = store(model, hand)
-    game = model.game(summary.game_id)
+    game = model.game(ident(summary.game))
     assert game is not None and game.record == hand and not game.report.steps
     assert game.played_at == datetime.fromisoformat(hand.played_at).astimezone(UTC)
-    replay = model.replay(summary.game_id)
+    replay = model.replay(ident(summary.game))
     assert replay is not None and not replay.differs
     assert list(replay.audit.findings) == list(game.report.findings)
     assert len(replay.trump_cards) == len(replay.audit.steps) > 50
@@ -112,7 +118,7 @@ def test_replay_steps_point_at_the_stored_findings(model: ReadModel) -> None:
     message = replay.message()
     assert list(message.report.steps) == list(audit_game(hand, steps=True).steps)
     assert list(message.report.findings) == list(game.report.findings)
-    assert not message.report.notes and message.game_id == summary.game_id
+    assert not message.report.notes and message.name == summary.game
     assert not game.message().report.steps
 
 
@@ -134,26 +140,47 @@ def test_a_hand_of_a_match_replays_like_its_stored_audit(model: ReadModel) -> No
     match = generate_match("classic", 67, max_hands=3)
     with_breach(match.hands[1])
     (summary,) = store(model, match)
-    stored = model.match(summary.game_id)
+    stored = model.match(ident(summary.match))
     assert stored is not None and stored.record.match_id == match.match_id
-    assert stored.hand_game_ids == tuple(summary.hand_game_ids)
-    hands = model.games(GameFilter(match_id=summary.game_id)).games
-    assert {(g.game_id, g.hand_index) for g in hands} == {
-        (game_id, i) for i, game_id in enumerate(summary.hand_game_ids)
-    }
-    replay = model.replay(summary.hand_game_ids[1])
+    assert model.match(match.match_id) == stored  # by its record id too
+    hand_ids = tuple(ident(name) for name in summary.hand_games)
+    assert stored.hand_game_ids == hand_ids
+    for key in (ident(summary.match), match.match_id):
+        hands = model.games(GameFilter(match_id=key)).games
+        assert {(g.game_id, g.hand_index) for g in hands} == {
+            (game_id, i) for i, game_id in enumerate(hand_ids)
+        }
+    replay = model.replay(hand_ids[1])
     assert replay is not None and replay.game.hand_index == 1 and not replay.differs
     assert replay.audit.findings and all(f.position.hand_index == 1 for f in replay.audit.findings)
     assert all(not place.startswith("hand") for place in replay.finding_places)
 
 
+def test_a_game_is_named_by_its_id_or_its_record_id(model: ReadModel) -> None:
+    hand = generate_hand("classic", 72)
+    first, second = (
+        generate_match("classic", 73, max_hands=2),
+        generate_match("anhui", 74, max_hands=2),
+    )
+    second.hands[0].record_id = first.hands[0].record_id  # shared by hands of two matches
+    single, stored_first, _ = store(model, hand, first, second)
+    game = model.game(hand.record_id)
+    assert game is not None and game.game_id == ident(single.game)
+    assert model.replay(hand.record_id) is not None
+    hand_of_match = model.game(first.hands[1].record_id)
+    assert hand_of_match is not None and hand_of_match.match_id == ident(stored_first.match)
+    assert model.game(first.hands[0].record_id) is None  # two hands have it: it names neither
+    for name in ("", "a\x00b", "x" * 201, "no-such-record"):
+        assert model.game(name) is None and model.match(name) is None
+
+
 def test_reaudit_under_another_ruleset_stores_nothing(model: ReadModel) -> None:
     (summary,) = store(model, generate_hand("classic", 68))
-    game = model.game(summary.game_id)
+    game = model.game(ident(summary.game))
     assert game is not None
     assert game.reaudit(get_ruleset("shuangsheng")).ruleset == "shuangsheng"
     assert game.reaudit().ruleset == "classic"
-    again = model.game(summary.game_id)
+    again = model.game(ident(summary.game))
     assert again is not None and again.report == game.report
 
 

@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.service.client import AuditClient, field_violations
+from chaodipi.client import AuditClient, field_violations
 from chaodipi.service.keys import create_key
 from chaodipi.service.readmodel import ReadModel
 from chaodipi.service.results import seat_rows
@@ -46,26 +46,33 @@ def test_upload_stores_each_record_once(client: AuditClient) -> None:
     hands = [generate_hand("classic", s) for s in (1, 2, 3)]
     first = client.upload(hands)
     assert [s.status for s in first] == [STORED] * 3
-    assert len({s.game_id for s in first}) == 3
+    assert len({s.game for s in first}) == 3 and all(s.game.startswith("games/") for s in first)
     again = client.upload([hands[1], hands[1]])
     assert [s.status for s in again] == [DUPLICATE, DUPLICATE]
-    assert all(s.duplicate and s.game_id == first[1].game_id for s in again)
-    assert client.list_games().total == 3
+    assert all(s.game == first[1].game for s in again)
+    assert client.list_games().total_size == 3
 
 
 def test_match_is_stored_as_hands(client: AuditClient) -> None:
     match = generate_match("anhui", 4, max_hands=3)
     (summary,) = client.upload([match])
     assert summary.status == STORED and summary.record_id == match.match_id
-    assert len(summary.hand_game_ids) == len(match.hands)
-    replay = client.get_replay(summary.hand_game_ids[1])
-    assert replay.record.record_id == match.hands[1].record_id
-    assert [p.id for p in replay.record.players] == [p.id for p in match.players]
+    assert len(summary.hand_games) == len(match.hands) and not summary.game
+    game = client.get_game(summary.hand_games[1])
+    assert game.record.record_id == match.hands[1].record_id and game.hand_index == 1
+    assert [p.id for p in game.record.players] == [p.id for p in match.players]
     listed = client.list_games()
-    assert {g.game_id for g in listed.games} == set(summary.hand_game_ids)
-    assert {g.match_id for g in listed.games} == {summary.game_id}
+    assert {g.name for g in listed.games} == set(summary.hand_games)
+    assert {g.match for g in listed.games} == {summary.match}
     (dup,) = client.upload([match])
-    assert dup.status == DUPLICATE and list(dup.hand_game_ids) == list(summary.hand_game_ids)
+    assert dup.status == DUPLICATE and list(dup.hand_games) == list(summary.hand_games)
+    by_record_id = client.get_game(match.hands[1].record_id)  # a hand's own id names it too
+    assert by_record_id.name == summary.hand_games[1]
+    stored = client.get_match(match.match_id)  # by the match's own id, as uploaded
+    assert stored.name == summary.match and list(stored.hand_games) == list(summary.hand_games)
+    assert not stored.record.hands and stored.record.match_id == match.match_id
+    of_match = client.list_games(match=summary.match)
+    assert {g.name for g in of_match.games} == set(summary.hand_games)
 
 
 def test_bad_record_in_stream_keeps_the_good_ones(client: AuditClient) -> None:
@@ -73,16 +80,23 @@ def test_bad_record_in_stream_keeps_the_good_ones(client: AuditClient) -> None:
         [generate_hand("classic", 5), malformed(6), generate_hand("classic", 7)]
     )
     assert [s.status for s in summaries] == [STORED, REJECTED, STORED]
-    assert "draw_order.deck[3]" in summaries[1].error and not summaries[1].game_id
-    assert client.list_games().total == 2
+    assert "draw_order.deck[3]" in summaries[1].error and not summaries[1].game
+    assert client.list_games().total_size == 2
 
 
-def test_stream_of_only_bad_records_is_invalid_argument(client: AuditClient) -> None:
-    with pytest.raises(grpc.RpcError) as caught:
-        client.upload([malformed(8)])
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    fields = [name for name, _ in field_violations(caught.value)]
-    assert fields == ["records[0].draw_order.deck[3]"]
+def test_stream_of_only_bad_records_answers_each(client: AuditClient) -> None:
+    (summary,) = client.upload([malformed(8)])
+    assert summary.status == REJECTED
+    assert [v.field for v in summary.violations] == ["draw_order.deck[3]"]
+    assert client.list_games().total_size == 0
+
+
+def test_batch_upload_answers_like_a_stream(client: AuditClient) -> None:
+    hand = generate_hand("classic", 14)
+    summaries = client.batch_upload([hand, malformed(15), hand])
+    assert [s.status for s in summaries] == [STORED, REJECTED, DUPLICATE]
+    assert [s.index for s in summaries] == [0, 1, 2]
+    assert summaries[2].game == summaries[0].game
 
 
 def test_rule_breaking_record_is_stored_with_findings(client: AuditClient) -> None:
@@ -93,23 +107,23 @@ def test_rule_breaking_record_is_stored_with_findings(client: AuditClient) -> No
     assert bad.status == STORED and list(bad.finding_codes) == ["SCORE_MISMATCH"]
     assert bad.scoring_errors == 1 and good.scoring_errors == 0
     found = client.list_games(finding_code="SCORE_MISMATCH")
-    assert [g.game_id for g in found.games] == [bad.game_id]
-    assert [g.game_id for g in client.list_games(with_findings=False).games] == [good.game_id]
-    replay = client.get_replay(bad.game_id)
+    assert [g.name for g in found.games] == [bad.game]
+    assert [g.name for g in client.list_games(with_findings=False).games] == [good.game]
+    replay = client.get_game(bad.game)
     assert [f.code for f in replay.report.findings] == ["SCORE_MISMATCH"]
 
 
 def test_audit_stores_nothing_and_rejects_malformed(client: AuditClient) -> None:
     report = client.audit(with_breach(11))
     assert isinstance(report, audit_pb2.AuditReport) and report.breaches > 0
-    assert client.list_games().total == 0
+    assert client.list_games().total_size == 0
     with pytest.raises(grpc.RpcError) as caught:
         client.audit(malformed(12))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert [f for f, _ in field_violations(caught.value)] == ["game.draw_order.deck[3]"]
     with pytest.raises(grpc.RpcError) as caught:
         client.audit(generate_hand("classic", 13), ruleset="no-such-rules")
-    assert [f for f, _ in field_violations(caught.value)] == ["ruleset_override"]
+    assert [f for f, _ in field_violations(caught.value)] == ["ruleset"]
 
 
 def test_list_filters_and_pages(client: AuditClient) -> None:
@@ -119,21 +133,21 @@ def test_list_filters_and_pages(client: AuditClient) -> None:
     token = ""
     while True:
         page = client.list_games(page_size=3, page_token=token)
-        assert page.total == 7 and len(page.games) <= 3
-        seen += [g.game_id for g in page.games]
+        assert page.total_size == 7 and len(page.games) <= 3
+        seen += [g.name for g in page.games]
         token = page.next_page_token
         if not token:
             break
-    assert sorted(seen) == sorted(s.game_id for s in stored)
+    assert sorted(seen) == sorted(s.game for s in stored)
     classic = client.list_games(ruleset="classic")
-    assert classic.total == sum(1 for h in hands if h.ruleset == "classic")
+    assert classic.total_size == sum(1 for h in hands if h.ruleset == "classic")
     player = hands[0].players[2].id
     by_player = client.list_games(player_id=player)
-    assert by_player.total == sum(1 for h in hands if player in {p.id for p in h.players})
+    assert by_player.total_size == sum(1 for h in hands if player in {p.id for p in h.players})
     assert all(player in g.player_ids for g in by_player.games)
     times = sorted(datetime.fromisoformat(h.played_at).replace(tzinfo=UTC) for h in hands)
     window = client.list_games(played_from=times[2], played_to=times[5])
-    assert window.total == 3
+    assert window.total_size == 3
     with pytest.raises(grpc.RpcError) as caught:
         client.list_games(page_token="not-a-token")
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -142,9 +156,9 @@ def test_list_filters_and_pages(client: AuditClient) -> None:
 def test_replay_with_steps(client: AuditClient) -> None:
     hand = with_breach(30)
     (summary,) = client.upload([hand])
-    plain = client.get_replay(summary.game_id)
+    plain = client.get_game(summary.game)
     assert not plain.report.steps and plain.record == hand
-    full = client.get_replay(summary.game_id, include_steps=True)
+    full = client.get_game(summary.game, steps=True)
     expected = audit_game(hand, steps=True)
     assert list(full.report.steps) == list(expected.steps)
     assert list(full.report.findings) == list(expected.findings)
@@ -183,10 +197,11 @@ def test_player_stats_are_the_sums_of_stored_results(client: AuditClient) -> Non
             for f in report.findings
             if f.severity == 1 and f.position.HasField("seat") and f.position.seat == seats[0]
         )
-    (stats,) = client.player_stats([player])
+    stats = client.get_player_stats(player)
     assert stats.player_id == player and stats.display_name == hands[0].players[0].display_name
+    assert stats.name == f"players/{player}"
     assert (
-        stats.games,
+        stats.hands_played,
         stats.tricks_won,
         stats.points_taken,
         stats.throws_tried,
@@ -200,24 +215,27 @@ def test_player_stats_are_the_sums_of_stored_results(client: AuditClient) -> Non
         totals["gained"],
         totals["dealer"],
     )
-    assert stats.hands_as_dealer_side + stats.hands_as_defenders == stats.games
+    assert stats.hands_as_dealer_side + stats.hands_as_defenders == stats.hands_played
     assert dict(stats.breaches_by_code) == dict(breaches) and breaches
     assert stats.win_rate == pytest.approx(totals["won"] / totals["decided"])
-    everyone = client.player_stats()
-    assert sum(s.games for s in everyone) == 4 * len(played)
-    assert client.player_stats(ruleset="anhui") == []
+    everyone = list(client.players())
+    assert sum(s.hands_played for s in everyone) == 4 * len(played)
+    assert [s.player_id for s in client.players([player])] == [player]
+    assert list(client.players(ruleset="anhui")) == []
+    none_selected = client.get_player_stats(player, ruleset="anhui")
+    assert none_selected.hands_played == 0 and none_selected.display_name == stats.display_name
 
 
 def test_reaudit_leaves_the_stored_audit(client: AuditClient) -> None:
     (summary,) = client.upload([generate_hand("classic", 40)])
-    report = client.reaudit(summary.game_id, ruleset="shuangsheng")
+    report = client.reaudit_game(summary.game, ruleset="shuangsheng")
     assert report.ruleset == "shuangsheng"
-    assert client.get_replay(summary.game_id).report.ruleset == "classic"
+    assert client.get_game(summary.game).report.ruleset == "classic"
     with pytest.raises(grpc.RpcError) as caught:
-        client.reaudit(summary.game_id, overrides_json="[1]")
+        client.reaudit_game(summary.game, overrides_json="[1]")
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(grpc.RpcError) as caught:
-        client.reaudit("0123456789abcdef")
+        client.reaudit_game("0123456789abcdef")
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
 
 
@@ -230,12 +248,15 @@ def test_health_and_reflection(service: Service) -> None:
         pool = descriptor_pool.DescriptorPool(database)
         described = pool.FindServiceByName("chaodipi.v1.AuditService")
         assert {m.name for m in described.methods} == {
-            "Upload",
-            "Audit",
-            "GetReplay",
+            "UploadRecords",
+            "BatchUploadRecords",
+            "AuditRecord",
+            "GetGame",
             "ListGames",
-            "PlayerStats",
-            "Reaudit",
+            "ReauditGame",
+            "GetMatch",
+            "GetPlayerStats",
+            "ListPlayers",
         }
         assert pool.FindMessageTypeByName("chaodipi.v1.GameRecord").fields_by_name["tricks"]
 
