@@ -63,7 +63,14 @@ from chaodipi.engine.presets import (
     ruleset_from_mapping,
     ruleset_from_text,
 )
-from chaodipi.engine.ruleset import NextDealer, Outcome, Ruleset, RulesetError, TrumpFallback
+from chaodipi.engine.ruleset import (
+    ForcedTie,
+    NextDealer,
+    Outcome,
+    Ruleset,
+    RulesetError,
+    TrumpFallback,
+)
 from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,
@@ -96,6 +103,7 @@ __all__ = [
     "CardError",
     "Cards",
     "FallbackResult",
+    "ForcedTie",
     "Hand",
     "HandScore",
     "Lead",

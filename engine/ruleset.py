@@ -44,6 +44,17 @@ class ForcedUnit(StrEnum):
     LOWEST_BEATEN_CARD = "lowest_beaten_card"  # one card: the lowest of the lowest beaten unit
 
 
+class ForcedTie(StrEnum):
+    """Which of the tied smallest units a failed throw forces (R-THROW-FORCE-TIE).
+
+    Units tie when the forced-unit rule cannot tell them apart: the same shape and cards of
+    equal order (♣2 and ♥2 as other-suit level cards).
+    """
+
+    ANY = "any"  # forcing any one of them is correct: the audit accepts each
+    ATTEMPT_ORDER = "attempt_order"  # the one whose top card comes first in the attempt's cards
+
+
 class ThrowCompare(StrEnum):
     """How plays that answer a throw are compared for the trick (R-WIN)."""
 
@@ -148,9 +159,14 @@ class OrderRule:
 
 @dataclass(frozen=True, slots=True)
 class ThrowRule:
-    """Throws (甩牌): the forced unit and the penalty (R-THROW)."""
+    """Throws (甩牌): the forced unit, its tie-break and the penalty (R-THROW).
+
+    ``stake_charge`` names the table-stake charge of a failed throw (``half``: shuangsheng's
+    half stake, 底金); each failed throw is one such unit, counted apart from the score.
+    """
 
     forced_unit: ForcedUnit = ForcedUnit.SMALLEST
+    forced_tie: ForcedTie = ForcedTie.ANY
     penalty_per_card: int = 10
     penalty_basis: PenaltyBasis = PenaltyBasis.ATTEMPT
     stake_charge: str = ""  # shuangsheng: half the table stake, recorded, not scored
@@ -269,6 +285,7 @@ OVERRIDE_INT_LIMIT = 1000
 _ENUMS: dict[str, type[StrEnum]] = {
     "PenaltyBasis": PenaltyBasis,
     "ForcedUnit": ForcedUnit,
+    "ForcedTie": ForcedTie,
     "PassingAce": PassingAce,
     "ThrowCompare": ThrowCompare,
     "Outcome": Outcome,
