@@ -82,7 +82,12 @@ CODES: Final[dict[str, Code]] = {
         Code(
             "TRICK_POINTS_MISMATCH", SCORING, "R-SCORE", "the claimed points of a trick are wrong"
         ),
-        Code("PENALTY_MISMATCH", SCORING, "R-THROW-PENALTY", "the claimed throw penalty is wrong"),
+        Code(
+            "PENALTY_MISMATCH",
+            SCORING,
+            "R-THROW-PENALTY",
+            "the claimed throw penalty, or the claimed stake units of failed throws, is wrong",
+        ),
         Code(
             "KITTY_MISMATCH", SCORING, "R-KITTY", "the claimed kitty multiplier or bonus is wrong"
         ),

@@ -324,6 +324,8 @@ def fill_claims(record: records_pb2.GameRecord) -> None:
     claim.kitty_multiplier = computed.kitty_multiplier
     claim.kitty_bonus = computed.kitty_bonus
     claim.defenders_points = computed.defenders_points
+    if read.ruleset.throw.stake_charge:
+        claim.stake_units = computed.stake_units
     claim.level_result.CopyFrom(computed.level_result)
     if computed.HasField("next_dealer"):
         claim.next_dealer = computed.next_dealer

@@ -58,9 +58,11 @@ def score_hand(replay: HandState) -> None:
     dealer_team = replay.dealer % 2
     level = level_result(rs, replay.defenders_points, levels[dealer_team], levels[1 - dealer_team])
     fill_level(computed.level_result, level)
-    nxt = next_dealer(rs, replay.dealer, level)
-    if nxt is not None:
-        computed.next_dealer = nxt
-    computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
+    if level.match_winner is None:
+        # A hand that ends the match names no next dealer: the next match's first hand bids.
+        nxt = next_dealer(rs, replay.dealer, level)
+        if nxt is not None:
+            computed.next_dealer = nxt
+        computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
     check_hand_claim(replay)
     replay.snapshot(SCORING)

@@ -207,6 +207,9 @@ def _check_lead(
         result.forced_unit.extend(tokens(throw.forced.cards() if forced is None else forced))
         on_dealer_side = seat % 2 == replay.dealer % 2
         result.penalty = penalty_effect(throw.penalty, on_dealer_side)
+        if throw.stake_charge:
+            # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
+            replay.computed.stake_units += 1
     if lead.attempted:
         return _check_enforced(replay, table, t, lead, attempt, throw)
     if throw.is_throw and not throw.stands:
@@ -285,8 +288,8 @@ def _what_is_forced(replay: HandState, throw: ThrowVerdict, cards: Sequence[int]
     if picks and len(throw.tied) > 1 and _among(throw.tied, cards):
         tied = ", ".join(u.label() for u in throw.tied)
         text += (
-            f", which ties with it ({tied}): {replay.ruleset.id} forces the tied unit "
-            "whose top card comes first in the attempt"
+            f": of the tied units {tied}, {replay.ruleset.id} forces the one whose top card "
+            "comes first in the attempt"
         )
     return text
 

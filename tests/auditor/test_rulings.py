@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from chaodipi.auditor import audit_game
+from chaodipi.auditor.generate import generate_hand
 from chaodipi.engine import ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
@@ -81,4 +82,65 @@ def test_r_throw_force_tie_a_variant_naming_its_pick_flags_the_other() -> None:
     other = audit_game(_tie_hand("classic", "C2 H2 LJ", "H2"), ruleset=variant)
     wrong = [f for f in other.findings if f.code == "THROW_ENFORCED_WRONGLY"]
     assert [f.rule_id for f in wrong] == ["R-THROW-FORCE-TIE"]
-    assert "first-listed forces the tied unit whose top card comes first" in wrong[0].message
+    assert wrong[0].message.endswith(
+        "the rule forces ♣2: of the tied units ♣2, ♥2, first-listed forces the one whose top "
+        "card comes first in the attempt"
+    )
+
+
+def _stake_hand(ruleset: str, *, enforced: bool) -> records_pb2.GameRecord:
+    # Seat 0 throws ♣A ♣J ♣J; seat 2's ♣Q ♣Q beats the pair (nothing beats ♣A): one failed throw.
+    attempt = "CA CJ CJ"
+    return scripted_hand(
+        ruleset,
+        ["CA CJ CJ", "", "CQ CQ", ""],
+        bids=SPADE_BIDS,
+        trump="S",
+        levels=("2", "2"),
+        leads={0: ("CJ CJ", attempt) if enforced else (attempt, "")},
+    )
+
+
+def test_r_throw_penalty_shuangsheng_charges_one_stake_unit_per_failed_throw() -> None:
+    record = _stake_hand("shuangsheng", enforced=True)
+    report = audit_game(record)
+    assert [f.message for f in report.findings] == []
+    assert (report.computed.stake_units, report.computed.penalties_total) == (1, 0)
+    assert record.claim.stake_units == 1  # the generator's claims carry the count
+    record.claim.stake_units = 0
+    wrong = [f for f in audit_game(record).findings if f.code == "PENALTY_MISMATCH"]
+    assert [f.message for f in wrong] == [
+        "1 failed throw charges 1 stake unit (底金, one each); 0 were claimed"
+    ]
+    assert (wrong[0].evidence.expected, wrong[0].evidence.recorded) == ("1", "0")
+
+
+def test_r_throw_penalty_an_unenforced_throw_still_owes_its_stake_unit() -> None:
+    report = audit_game(_stake_hand("shuangsheng", enforced=False))
+    assert "THROW_NOT_ENFORCED" in [f.code for f in report.findings]
+    assert report.computed.stake_units == 1
+
+
+def test_r_throw_penalty_no_stake_units_outside_shuangsheng() -> None:
+    record = _stake_hand("classic", enforced=True)
+    report = audit_game(record)
+    assert (report.computed.stake_units, report.computed.penalties_total) == (0, 30)
+    assert not record.claim.HasField("stake_units")
+    record.claim.stake_units = 1
+    wrong = [f.message for f in audit_game(record).findings if f.code == "PENALTY_MISMATCH"]
+    assert wrong == [
+        "no table stake (底金) is charged for failed throws here; 1 units were claimed"
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_r_match_dealer_a_hand_that_ends_the_match_names_no_next_dealer(seed: int) -> None:
+    # Both teams on A in shuangsheng: a rise of either side passes A and wins the match.
+    record = generate_hand("shuangsheng", seed, first_hand=False, team_levels=(12, 12), dealer=0)
+    computed = audit_game(record).computed
+    assert computed.level_result.outcome in (
+        records_pb2.OUTCOME_DEALER_WINS_MATCH,
+        records_pb2.OUTCOME_DEFENDERS_WIN_MATCH,
+    )
+    assert not computed.HasField("next_dealer")
+    assert not computed.HasField("next_dealer_team")

@@ -271,3 +271,28 @@ def test_r_level_result_is_a_value() -> None:
     assert isinstance(result, LevelResult)
     with pytest.raises(AttributeError):
         result.levels = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("ruleset", "points"), [(ANHUI, 75), (CHANGSHU, 115)], ids=["anhui", "cs"])
+def test_r_level_d_plus_zero_is_the_floor_of_the_text_formula(
+    ruleset: Ruleset, points: int
+) -> None:
+    # ⌊(80−75)/10⌋ and ⌊(120−115)/10⌋ are 0: the dealer's team keeps the deal without rising.
+    result = level_result(ruleset, points, "9", "4")
+    assert (result.outcome, result.table_levels, result.levels) == (D, 0, 0)
+    assert (result.dealer_level_after, result.next_deal) == (rank_index("9"), "dealer")
+    assert level_result(ruleset, points + 5, "9", "4").outcome is SWAP
+
+
+def test_r_match_dealer_d_plus_zero_passes_the_deal_to_the_partner() -> None:
+    result = level_result(CHANGSHU, 115, "9", "4")
+    assert next_dealer(CHANGSHU, 3, result) == 1
+
+
+def test_r_level_must_levels_are_the_levels_actually_moved() -> None:
+    # A+2 by the table for defenders on J: they take the deal and move 0 (they have not won a
+    # hand dealt at J); a dealer on 10 with D+3 moves 1 and stops on J.
+    on_j = level_result(ANHUI, 100, "8", "J")
+    assert (on_j.outcome, on_j.table_levels, on_j.levels, on_j.next_deal) == (A, 2, 0, "defenders")
+    stopped = level_result(ANHUI, 50, "T", "5")
+    assert (stopped.table_levels, stopped.levels, stopped.stopped_at) == (3, 1, rank_index("J"))
