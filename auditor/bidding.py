@@ -9,6 +9,7 @@ from chaodipi.auditor.reading import ReadExchange
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
 from chaodipi.engine import (
+    RANK_LETTERS,
     Bid,
     BiddingState,
     BidError,
@@ -61,8 +62,15 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
     recorded_dealer = read.dealer
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
     if read.first_hand:
-        level = read.team_levels[recorded_dealer % 2 if recorded_dealer is not None else 0]
-        state = start_bidding(level, first_hand=True)
+        # No dealer yet: each bid shows its own team's level card; the dealer's team's is played.
+        state = start_bidding(team_levels=read.team_levels, first_hand=True)
+        if state.team_levels is not None:
+            low, high = (RANK_LETTERS[level] for level in state.team_levels)
+            replay.notes.append(
+                f"the first hand's teams stand at different levels (team 0 at {low}, team 1 at "
+                f"{high}): each bid was checked against its bidder's own team's level, and the "
+                "hand is played at the dealer's team's level"
+            )
     elif recorded_dealer is None:
         replay.findings.record(
             "UNSUPPORTED",
@@ -138,7 +146,7 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
             expected=str(state.dealer),
             recorded=str(recorded_dealer),
         )
-    level = read.team_levels[state.dealer % 2] if read.first_hand else level
+    level = read.team_levels[state.dealer % 2]
     return BiddingOutcome(level, state.trump, state.dealer, state.stake)
 
 

@@ -87,7 +87,8 @@ class _Players:
         self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
     ) -> list[Bid]:
         """Bids this seat could show: level cards of a suit and jokers, in every count held."""
-        cards = [kind_of(s, state.level) for s in range(4)] + [LITTLE_JOKER, BIG_JOKER]
+        level = state.level_for(seat)
+        cards = [kind_of(s, level) for s in range(4)] + [LITTLE_JOKER, BIG_JOKER]
         used = [k for s, k in state.shown if s == seat]
         bids = []
         for card in cards:
@@ -269,7 +270,7 @@ def _deal_and_play(
     record.draw_order.first_drawer = first
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
     if first_hand:
-        state = start_bidding(levels[0], first_hand=True)
+        state = start_bidding(team_levels=levels, first_hand=True)
     elif by_declaration:
         assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, holding_team=dealer % 2)

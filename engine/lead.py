@@ -384,6 +384,7 @@ def check_throw(
     # A unit beaten by several seats counts once.
     beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
     tied = _forced_tie(ctx, rule, units, beaten_units)
+    options: tuple[Unit, ...]
     if rule.forced_tie is ForcedTie.ATTEMPT_ORDER:
         picked = _first_in_attempt(tied, cards)
         tied = [picked, *(unit for unit in tied if unit != picked)]

@@ -86,3 +86,45 @@ def scripted_hand(
         t += 1
     fill_claims(record)
     return record
+
+
+def swap_teams(record: records_pb2.GameRecord) -> records_pb2.GameRecord:
+    """The same hand one seat on: every seat ``s`` becomes ``s + 1``, so the teams swap.
+
+    Team 0's players, cards and level become team 1's and the other way round; a verdict on
+    the hand must not change (only the seats it names move on by one).
+    """
+    moved = records_pb2.GameRecord()
+    moved.CopyFrom(record)
+
+    def on(seat: int) -> int:
+        return (seat + 1) % 4
+
+    del moved.players[:]
+    moved.players.extend(record.players[-1:] + record.players[:-1])
+    context = moved.context
+    context.team0_level, context.team1_level = (
+        record.context.team1_level,
+        record.context.team0_level,
+    )
+    if record.context.HasField("dealer"):
+        context.dealer = on(record.context.dealer)
+    if record.HasField("draw_order"):
+        moved.draw_order.first_drawer = on(record.draw_order.first_drawer)
+    else:
+        hands = list(record.dealt_hands.hands)
+        del moved.dealt_hands.hands[:]
+        moved.dealt_hands.hands.extend(hands[-1:] + hands[:-1])
+    for bid in moved.bids:
+        bid.seat = on(bid.seat)
+    for exchange in moved.kitty_exchanges:
+        exchange.seat = on(exchange.seat)
+    for trick in moved.tricks:
+        trick.leader = on(trick.leader)
+        for play in trick.plays:
+            play.seat = on(play.seat)
+        if trick.claim.HasField("winner"):
+            trick.claim.winner = on(trick.claim.winner)
+    if moved.claim.HasField("next_dealer"):
+        moved.claim.next_dealer = on(moved.claim.next_dealer)
+    return moved

@@ -11,7 +11,7 @@ from chaodipi.auditor.generate import generate_hand
 from chaodipi.engine import ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
-from tests.auditor.scripted import scripted_hand
+from tests.auditor.scripted import scripted_hand, swap_teams
 
 NO_TRUMP_BIDS = [(2, "declare", "D6"), (1, "overcall", "BJ BJ", "NT")]
 """Seat 2 declares ♦, seat 1 overcalls with the big jokers and names no-trump (level 6)."""
@@ -144,3 +144,37 @@ def test_r_match_dealer_a_hand_that_ends_the_match_names_no_next_dealer(seed: in
     )
     assert not computed.HasField("next_dealer")
     assert not computed.HasField("next_dealer_team")
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "shuangsheng", "anhui", "changshu"])
+@pytest.mark.parametrize("seed", range(3))
+def test_r_bid_first_hand_of_unequal_levels_audits_alike_with_the_teams_swapped(
+    ruleset: str, seed: int
+) -> None:
+    # Team 0 on 2, team 1 on 5: each seat declares with its own team's level card.
+    record = generate_hand(ruleset, seed, first_hand=True, team_levels=(0, 3))
+    report = audit_game(record)
+    assert [f.message for f in report.findings] == []
+    swapped = audit_game(swap_teams(record))
+    assert [f.message for f in swapped.findings] == []
+    assert swapped.computed.dealer == (report.computed.dealer + 1) % 4
+    assert swapped.computed.trump == report.computed.trump
+    assert swapped.computed.defenders_points == report.computed.defenders_points
+    assert any("first hand's teams stand at different levels" in note for note in report.notes)
+
+
+def test_r_bid_first_hand_a_bid_shows_the_bidders_own_level() -> None:
+    # Team 0 on 2, team 1 on 5: seat 1 declares ♣5, seat 2 overcalls ♦2 ♦2, seat 1 ♥5 ♥5.
+    record = generate_hand("classic", 3, first_hand=True, team_levels=(0, 3))
+    assert [(b.seat, list(b.cards)) for b in record.bids] == [
+        (1, ["C5"]),
+        (2, ["D2", "D2"]),
+        (1, ["H5", "H5"]),
+    ]
+    report = audit_game(record)
+    assert [f.message for f in report.findings] == []
+    assert (report.computed.dealer, report.computed.trump.level) == (1, "5")
+    # A level card of the other team's level is no level card for this bidder.
+    record.bids[0].cards[:] = ["C2"]
+    illegal = [f.message for f in audit_game(record).findings if f.code == "BID_ILLEGAL"]
+    assert illegal[0] == ("seat 1's declare of ♣2: ♣2 is not a level card (team 1's level 5)")
