@@ -12,6 +12,7 @@ from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import fill_level
 from chaodipi.engine import (
     Unit,
+    clears_must_play,
     kitty_bonus,
     kitty_multiplier,
     last_trick_bonus,
@@ -56,7 +57,17 @@ def score_hand(replay: HandState) -> None:
     computed.defenders_points = replay.defenders_points
     levels = replay.read.team_levels
     dealer_team = replay.dealer % 2
-    level = level_result(rs, replay.defenders_points, levels[dealer_team], levels[1 - dealer_team])
+    cleared = replay.cleared
+    level = level_result(
+        rs,
+        replay.defenders_points,
+        levels[dealer_team],
+        levels[1 - dealer_team],
+        dealer_team_cleared=cleared[dealer_team],
+        defender_team_cleared=cleared[1 - dealer_team],
+    )
+    if clears_must_play(rs, levels[dealer_team], level):
+        cleared[dealer_team].add(levels[dealer_team])
     fill_level(computed.level_result, level)
     if level.match_winner is None:
         # A hand that ends the match names no next dealer: the next match's first hand bids.

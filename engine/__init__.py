@@ -54,7 +54,13 @@ from chaodipi.engine.cards import (
     trump_token,
 )
 from chaodipi.engine.lead import Beat, Lead, ThrowVerdict, lead_of_one_kind
-from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.level import (
+    PAST_ACE,
+    LevelResult,
+    clears_must_play,
+    level_result,
+    next_dealer,
+)
 from chaodipi.engine.order import SUIT_NAMES, TRUMP
 from chaodipi.engine.presets import (
     BUILTIN,
@@ -125,6 +131,7 @@ __all__ = [
     "card_label",
     "card_token",
     "check_bid",
+    "clears_must_play",
     "end_drawing",
     "fallback_trump",
     "format_cards",

@@ -85,6 +85,13 @@ class NextDealer(StrEnum):
     BY_DECLARATION = "by_declaration"  # anhui: 自放自打 / 上放下打, fixed by the next bidding
 
 
+class MustPlayCleared(StrEnum):
+    """What clears a must-play rank for a team, so that later it passes it freely (R-LEVEL-MUST)."""
+
+    WIN = "win"  # a hand dealt there that the dealer's team won (kept the deal; D+0 too)
+    DEAL = "deal"  # any hand dealt there, won or lost
+
+
 class TrumpFallback(StrEnum):
     """How trump is set when nobody declares (R-BID)."""
 
@@ -201,12 +208,15 @@ class LevelRule:
 
     ``must_play`` ranks may not be skipped: a rise stops on the first one it would
     pass, and a team on one rises past it only by winning a hand it deals there
-    (anhui J and A; the 80-fen program's gates 2, 5, 10, K).
+    (anhui J and A; the 80-fen program's gates 2, 5, 10, K). Such a win (or, with
+    ``must_play_cleared = deal``, any hand dealt there) clears the rank for the rest
+    of the match: a team that cleared it and sits on it as defenders passes it too.
     """
 
     bands: tuple[LevelBand, ...]
     passing_ace: PassingAce = PassingAce.WRAP
     must_play: tuple[str, ...] = ()
+    must_play_cleared: MustPlayCleared = MustPlayCleared.WIN
     next_dealer: NextDealer = NextDealer.PARTNER_OR_NEXT
     first_level: str = "2"
 
@@ -287,6 +297,7 @@ _ENUMS: dict[str, type[StrEnum]] = {
     "ForcedUnit": ForcedUnit,
     "ForcedTie": ForcedTie,
     "PassingAce": PassingAce,
+    "MustPlayCleared": MustPlayCleared,
     "ThrowCompare": ThrowCompare,
     "Outcome": Outcome,
     "NextDealer": NextDealer,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
-from chaodipi.auditor import audit_game
-from chaodipi.auditor.generate import generate_hand
-from chaodipi.engine import ForcedTie, get_ruleset
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.auditor.generate import fill_claims, generate_hand
+from chaodipi.auditor.state import Cleared
+from chaodipi.engine import RANK_LETTERS, ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
 from tests.auditor.scripted import scripted_hand, swap_teams
@@ -178,3 +180,79 @@ def test_r_bid_first_hand_a_bid_shows_the_bidders_own_level() -> None:
     record.bids[0].cards[:] = ["C2"]
     illegal = [f.message for f in audit_game(record).findings if f.code == "BID_ILLEGAL"]
     assert illegal[0] == ("seat 1's declare of ♣2: ♣2 is not a level card (team 1's level 5)")
+
+
+def _anhui_hand(
+    levels: tuple[int, int],
+    holding_team: int,
+    wanted: Callable[[int], bool],
+    cleared: Cleared,
+    number: int,
+) -> records_pb2.GameRecord:
+    """The first generated anhui hand whose defenders' points are ``wanted`` (claims filled
+    with the match's must-play history, which the hand adds to)."""
+    for seed in range(1000):
+        record = generate_hand(
+            "anhui",
+            seed,
+            first_hand=False,
+            team_levels=levels,
+            dealer=holding_team,
+            hand_number=number,
+            players=PLAYERS,
+            claims=False,
+        )
+        if wanted(audit_game(record).computed.defenders_points):
+            fill_claims(record, cleared)
+            return record
+    raise AssertionError("no generated hand scores as wanted")
+
+
+PLAYERS = [(f"p{seat}", f"Player {seat}") for seat in range(4)]
+J, FIVE = 9, 3
+
+
+def test_r_level_must_a_rank_cleared_earlier_in_the_match_is_passed() -> None:
+    # Team 0 deals at J and keeps the deal with D+0 (75 points): it has won a hand dealt at J.
+    # It then loses the deal at J, and wins as defenders: it passes J, which it cleared.
+    cleared: Cleared = (set(), set())
+    hands = [
+        _anhui_hand((J, FIVE), 0, lambda points: points == 75, cleared, 1),
+        _anhui_hand((J, FIVE), 0, lambda points: 80 <= points <= 85, cleared, 2),
+        _anhui_hand((J, FIVE), 1, lambda points: 90 <= points < 120, cleared, 3),
+    ]
+    assert cleared == ({J}, set())
+    match = records_pb2.MatchRecord(match_id="anhui-j", ruleset="anhui")
+    for pid, name in PLAYERS:
+        match.players.add(id=pid, display_name=name)
+    match.hands.extend(hands)
+    report = audit_match(match)
+    assert [f.message for f in report.findings] == []
+    assert [[f.message for f in hand.findings] for hand in report.hands] == [[], [], []]
+    last = report.hands[2].computed.level_result
+    assert last.outcome == records_pb2.OUTCOME_DEFENDERS_UP
+    assert last.levels >= 1
+    assert last.defender_team_level_after == RANK_LETTERS[J + last.levels]
+    # Audited alone, the third hand knows no history: team 0 stays on J, and its claim (made
+    # with the history) is a LEVEL_MISMATCH.
+    alone = audit_game(hands[2])
+    assert alone.computed.level_result.defender_team_level_after == "J"
+    assert [f.code for f in alone.findings] == ["LEVEL_MISMATCH"]
+
+
+def test_r_level_must_dealt_and_lost_is_not_cleared() -> None:
+    # Team 0 deals at J and loses the deal: as defenders next hand, it still stops on J.
+    cleared: Cleared = (set(), set())
+    hands = [
+        _anhui_hand((J, FIVE), 0, lambda points: 80 <= points <= 85, cleared, 1),
+        _anhui_hand((J, FIVE), 1, lambda points: 90 <= points < 120, cleared, 2),
+    ]
+    assert cleared == (set(), set())
+    match = records_pb2.MatchRecord(match_id="anhui-j-lost", ruleset="anhui")
+    for pid, name in PLAYERS:
+        match.players.add(id=pid, display_name=name)
+    match.hands.extend(hands)
+    report = audit_match(match)
+    assert [f.message for f in report.findings] == []
+    last = report.hands[1].computed.level_result
+    assert (last.levels, last.defender_team_level_after) == (0, "J")

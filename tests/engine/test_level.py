@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from chaodipi.engine.cards import rank_index
-from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.level import (
+    PAST_ACE,
+    LevelResult,
+    clears_must_play,
+    level_result,
+    next_dealer,
+)
 from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
-from chaodipi.engine.ruleset import Outcome, Ruleset
+from chaodipi.engine.ruleset import MustPlayCleared, Outcome, Ruleset
 
 D, SWAP, A, WIN = (
     Outcome.DEALER_UP,
@@ -296,3 +304,37 @@ def test_r_level_must_levels_are_the_levels_actually_moved() -> None:
     assert (on_j.outcome, on_j.table_levels, on_j.levels, on_j.next_deal) == (A, 2, 0, "defenders")
     stopped = level_result(ANHUI, 50, "T", "5")
     assert (stopped.table_levels, stopped.levels, stopped.stopped_at) == (3, 1, rank_index("J"))
+
+
+def test_r_level_must_defenders_who_cleared_j_pass_it() -> None:
+    # Defenders on J with A+2: they stay on J unless they won a hand dealt at J before.
+    fresh = level_result(ANHUI, 100, "8", "J")
+    cleared = level_result(ANHUI, 100, "8", "J", defender_team_cleared=["J"])
+    assert (fresh.levels, fresh.defender_level_after) == (0, rank_index("J"))
+    assert (cleared.levels, cleared.defender_level_after) == (2, rank_index("K"))
+    # A cleared rank does not lift the next one: A still stops a rise from J.
+    far = level_result(ANHUI, 150, "8", "J", defender_team_cleared=["J"])
+    assert (far.table_levels, far.defender_level_after, far.stopped_at) == (
+        7,
+        rank_index("A"),
+        rank_index("A"),
+    )
+
+
+def test_r_level_must_defenders_who_cleared_a_win_the_match() -> None:
+    result = level_result(ANHUI, 100, "8", "A", defender_team_cleared=["A"])
+    assert result.match_winner == "defenders"
+
+
+@pytest.mark.parametrize(
+    ("points", "won_or_kept"),
+    [(40, True), (75, True), (80, False), (120, False)],
+)
+def test_r_level_must_a_rank_is_cleared_by_a_hand_won_there(points: int, won_or_kept: bool) -> None:
+    result = level_result(ANHUI, points, "J", "5")
+    assert clears_must_play(ANHUI, "J", result) is won_or_kept
+    assert clears_must_play(ANHUI, "T", level_result(ANHUI, points, "T", "5")) is False
+    dealt = dataclasses.replace(
+        ANHUI, level=dataclasses.replace(ANHUI.level, must_play_cleared=MustPlayCleared.DEAL)
+    )
+    assert clears_must_play(dealt, "J", result) is True
