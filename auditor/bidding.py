@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadExchange
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
@@ -252,7 +253,7 @@ def _exchange(replay: HandState, seat: int, exchanges: Exchanges, *, chao_di: bo
     if len(ex.buried) != rs.kitty_size:
         replay.findings.record(
             "KITTY_INVALID",
-            f"seat {ex.seat} buried {len(ex.buried)} cards; the kitty holds {rs.kitty_size}",
+            f"seat {ex.seat} buried {count_cards(len(ex.buried))}; the kitty holds {rs.kitty_size}",
             KITTY,
             seat=ex.seat,
             exchange_index=j,

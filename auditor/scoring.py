@@ -8,6 +8,7 @@ table reads them (R-LEVEL) and the ruleset names the next dealer (R-MATCH-DEALER
 from __future__ import annotations
 
 from chaodipi.auditor.claims import check_hand_claim
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import fill_level
 from chaodipi.engine import (
@@ -31,11 +32,11 @@ def score_hand(replay: HandState) -> None:
     leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if len(h)]
     tricks = replay.read.tricks
     if leftover or not tricks:
-        held = ", ".join(f"seat {s} {n}" for s, n in leftover) or "no tricks"
+        held = ", ".join(f"seat {s} has {count_cards(n)} left" for s, n in leftover)
         replay.findings.record(
             "RECORD_INCOMPLETE",
-            f"the hand is not played out ({held} cards left); kitty, score and level "
-            "are not checked",
+            f"the hand is not played out ({held or 'no trick was played'}); kitty, score "
+            "and level are not checked",
             SCORING,
         )
         replay.snapshot(SCORING)

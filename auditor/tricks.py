@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadPlay, ReadTrick
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import tokens
@@ -112,7 +113,7 @@ def _play_trick(
         if len(cards) != size:
             findings.record(
                 "WRONG_CARD_COUNT",
-                f"seat {seat} played {len(cards)} cards to a lead of {size}",
+                f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
                 PLAY,
                 seat=seat,
                 trick=t,

@@ -13,6 +13,7 @@ from chaodipi.auditor.state import Cleared
 from chaodipi.engine import RANK_LETTERS, ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
+from tests.auditor.conftest import hand
 from tests.auditor.scripted import scripted_hand, swap_teams
 
 NO_TRUMP_BIDS = [(2, "declare", "D6"), (1, "overcall", "BJ BJ", "NT")]
@@ -256,3 +257,33 @@ def test_r_level_must_dealt_and_lost_is_not_cleared() -> None:
     assert [f.message for f in report.findings] == []
     last = report.hands[1].computed.level_result
     assert (last.levels, last.defender_team_level_after) == (0, "J")
+
+
+def test_record_incomplete_counts_each_seats_cards_in_words() -> None:
+    record = hand("classic", 1)
+    del record.tricks[-1]
+    messages = [f.message for f in audit_game(record).findings if f.code == "RECORD_INCOMPLETE"]
+    assert messages == [
+        "the hand is not played out (seat 0 has 1 card left, seat 1 has 1 card left, seat 2 has "
+        "1 card left, seat 3 has 1 card left); kitty, score and level are not checked"
+    ]
+    del record.tricks[:]
+    messages = [f.message for f in audit_game(record).findings if f.code == "RECORD_INCOMPLETE"]
+    assert messages[0].startswith("the hand is not played out (seat 0 has 25 cards left, ")
+
+
+def test_deal_invalid_counts_a_deal_mostly_absent_and_lists_a_short_one() -> None:
+    record = hand("classic", 1)
+    del record.draw_order.deck[10:]
+    found = [f for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
+    assert found[0].message == (
+        "the deal is not 2 whole decks (it holds 10 of 108 cards): 98 cards missing"
+    )
+    assert found[0].evidence.recorded == "98 cards missing"
+    assert found[1].message == "seat 0 was dealt 1 card; classic deals 25"
+    record = hand("classic", 1)
+    deck = record.draw_order.deck
+    deck[5] = "DQ" if deck[5] != "DQ" else "DK"
+    found = [f for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
+    assert len(found) == 1 and found[0].message.startswith("the deal is not 2 whole decks: extra ")
+    assert "; missing " in found[0].message and "cards" not in found[0].message
