@@ -15,6 +15,7 @@ from chaodipi.engine import (
     BiddingState,
     BidError,
     BidKind,
+    FirstHandLevels,
     NextDealer,
     Phase,
     RecordedDraw,
@@ -63,13 +64,23 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
     recorded_dealer = read.dealer
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
     if read.first_hand:
-        # No dealer yet: each bid shows its own team's level card; the dealer's team's is played.
+        # No dealer yet: with the teams at different levels, bidding.first_hand_levels decides.
         state = start_bidding(team_levels=read.team_levels, first_hand=True)
         if state.team_levels is not None:
-            low, high = (RANK_LETTERS[level] for level in state.team_levels)
+            zero, one = (RANK_LETTERS[level] for level in state.team_levels)
+            levels = (
+                "the first hand's teams stand at different levels "
+                f"(team 0 at {zero}, team 1 at {one})"
+            )
+            if rs.bidding.first_hand_levels is FirstHandLevels.UNSUPPORTED:
+                replay.findings.record(
+                    "UNSUPPORTED",
+                    f"{rs.id}: {levels}, and its rules do not say which level is bid",
+                    BIDDING,
+                )
+                return None
             replay.notes.append(
-                f"the first hand's teams stand at different levels (team 0 at {low}, team 1 at "
-                f"{high}): each bid was checked against its bidder's own team's level, and the "
+                f"{levels}: each bid was checked against its bidder's own team's level, and the "
                 "hand is played at the dealer's team's level"
             )
     elif recorded_dealer is None:

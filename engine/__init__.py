@@ -70,6 +70,7 @@ from chaodipi.engine.presets import (
     ruleset_from_text,
 )
 from chaodipi.engine.ruleset import (
+    FirstHandLevels,
     ForcedTie,
     NextDealer,
     Outcome,
@@ -109,6 +110,7 @@ __all__ = [
     "CardError",
     "Cards",
     "FallbackResult",
+    "FirstHandLevels",
     "ForcedTie",
     "Hand",
     "HandScore",

@@ -110,6 +110,13 @@ class FirstHandDealer(StrEnum):
     BID_WINNER = "bid_winner"  # the last (highest) bidder before the kitty
 
 
+class FirstHandLevels(StrEnum):
+    """A first hand whose teams stand at different levels, with no dealer yet (R-BID)."""
+
+    OWN_TEAM = "own_team"  # each bid shows its bidder's team's level card; the dealer's is played
+    UNSUPPORTED = "unsupported"  # the texts do not say: the audit reports the hand unsupported
+
+
 class JokerTrump(StrEnum):
     """What a joker bid makes trump (R-BID)."""
 
@@ -244,6 +251,7 @@ class BiddingRule:
     big_joker_trump: JokerTrump = JokerTrump.CHOOSE
     little_joker_trump: JokerTrump = JokerTrump.NO_TRUMP
     first_hand_dealer: FirstHandDealer = FirstHandDealer.FIRST_DECLARER
+    first_hand_levels: FirstHandLevels = FirstHandLevels.OWN_TEAM
     overcaller_becomes_dealer_first_hand: bool = True  # 反主反打
     chao_di_first_hand: bool = False  # classic: 除游戏第一局外
     chao_di_requires_higher: bool = True  # anhui: any trump pair 炒s, higher or not
@@ -303,6 +311,7 @@ _ENUMS: dict[str, type[StrEnum]] = {
     "NextDealer": NextDealer,
     "TrumpFallback": TrumpFallback,
     "FirstHandDealer": FirstHandDealer,
+    "FirstHandLevels": FirstHandLevels,
     "JokerTrump": JokerTrump,
 }
 

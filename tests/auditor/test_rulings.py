@@ -10,7 +10,7 @@ import pytest
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.generate import fill_claims, generate_hand
 from chaodipi.auditor.state import Cleared
-from chaodipi.engine import RANK_LETTERS, ForcedTie, get_ruleset
+from chaodipi.engine import RANK_LETTERS, FirstHandLevels, ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
 from tests.auditor.conftest import hand
@@ -287,3 +287,16 @@ def test_deal_invalid_counts_a_deal_mostly_absent_and_lists_a_short_one() -> Non
     found = [f for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
     assert len(found) == 1 and found[0].message.startswith("the deal is not 2 whole decks: extra ")
     assert "; missing " in found[0].message and "cards" not in found[0].message
+
+
+def test_r_bid_first_hand_of_unequal_levels_may_be_unsupported_by_a_variant() -> None:
+    variant = dataclasses.replace(
+        CLASSIC,
+        id="strict",
+        bidding=dataclasses.replace(CLASSIC.bidding, first_hand_levels=FirstHandLevels.UNSUPPORTED),
+    )
+    record = generate_hand("classic", 3, first_hand=True, team_levels=(0, 3))
+    for version in (record, swap_teams(record)):
+        report = audit_game(version, ruleset=variant)
+        assert [f.code for f in report.findings] == ["UNSUPPORTED"]
+        assert "teams stand at different levels" in report.findings[0].message
