@@ -28,11 +28,14 @@ CODES: Final[dict[str, Code]] = {
         Code(
             "DEAL_INVALID",
             BREACH,
-            "§1",
+            "R-DEAL",
             "the deal is not the ruleset's deck in its hand and kitty sizes",
         ),
         Code(
-            "CARD_NOT_IN_HAND", BREACH, "§1", "a card played, shown or buried was not in that hand"
+            "CARD_NOT_IN_HAND",
+            BREACH,
+            "R-HELD",
+            "a card played, shown or buried was not in that hand",
         ),
         Code("OUT_OF_TURN", BREACH, "R-WIN", "a seat led or played out of turn"),
         Code(
