@@ -259,7 +259,7 @@ def test_r_level_must_dealt_and_lost_is_not_cleared() -> None:
     assert (last.levels, last.defender_team_level_after) == (0, "J")
 
 
-def test_record_incomplete_counts_each_seats_cards_in_words() -> None:
+def test_r_score_record_incomplete_counts_each_seats_cards_in_words() -> None:
     record = hand("classic", 1)
     del record.tricks[-1]
     messages = [f.message for f in audit_game(record).findings if f.code == "RECORD_INCOMPLETE"]
@@ -272,7 +272,7 @@ def test_record_incomplete_counts_each_seats_cards_in_words() -> None:
     assert messages[0].startswith("the hand is not played out (seat 0 has 25 cards left, ")
 
 
-def test_deal_invalid_counts_a_deal_mostly_absent_and_lists_a_short_one() -> None:
+def test_r_deal_invalid_counts_a_deal_mostly_absent_and_lists_a_short_one() -> None:
     record = hand("classic", 1)
     del record.draw_order.deck[10:]
     found = [f for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
