@@ -10,7 +10,7 @@ variant overrides a preset field by field:
 (6, 2)
 
 Fields read by reconstruction rather than from a clear text are listed in
-``Ruleset.reconstructed`` (see docs/rules.md, *Readings we chose*).
+``Ruleset.reconstructed`` (see docs/rules.md, R-LEVEL and R-LEVEL-AH).
 """
 
 from __future__ import annotations
