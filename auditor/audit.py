@@ -16,7 +16,7 @@ from chaodipi.auditor.deal import check_deal
 from chaodipi.auditor.findings import tally_findings
 from chaodipi.auditor.reading import ReadHand, Violation, read_game
 from chaodipi.auditor.scoring import score_hand
-from chaodipi.auditor.state import HandState
+from chaodipi.auditor.state import Cleared, HandState
 from chaodipi.auditor.tricks import play_tricks
 from chaodipi.auditor.wire import PROTO_SUITS
 from chaodipi.engine import RANK_LETTERS, Ruleset, Table
@@ -24,10 +24,18 @@ from chaodipi.v1 import audit_pb2, records_pb2
 
 
 def replay_hand(
-    read: ReadHand, *, steps: bool = False, hand_index: int | None = None
+    read: ReadHand,
+    *,
+    steps: bool = False,
+    hand_index: int | None = None,
+    cleared: Cleared | None = None,
 ) -> audit_pb2.AuditReport:
-    """The report of one readable hand: deal, bidding and kitty, tricks, score and claims."""
-    replay = HandState(read, steps=steps, hand_index=hand_index)
+    """The report of one readable hand: deal, bidding and kitty, tricks, score and claims.
+
+    ``cleared`` carries a match's must-play history from hand to hand (R-LEVEL-MUST): the
+    ranks each team cleared before, to which this hand adds the one it clears.
+    """
+    replay = HandState(read, steps=steps, hand_index=hand_index, cleared=cleared)
     check_deal(replay)
     replay.snapshot(audit_pb2.PHASE_DEAL)
     outcome = replay_bidding(replay)

@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadExchange
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
 from chaodipi.engine import (
+    RANK_LETTERS,
     Bid,
     BiddingState,
     BidError,
     BidKind,
+    FirstHandLevels,
     NextDealer,
     Phase,
     RecordedDraw,
@@ -61,8 +64,25 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
     recorded_dealer = read.dealer
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
     if read.first_hand:
-        level = read.team_levels[recorded_dealer % 2 if recorded_dealer is not None else 0]
-        state = start_bidding(level, first_hand=True)
+        # No dealer yet: with the teams at different levels, bidding.first_hand_levels decides.
+        state = start_bidding(team_levels=read.team_levels, first_hand=True)
+        if state.team_levels is not None:
+            zero, one = (RANK_LETTERS[level] for level in state.team_levels)
+            levels = (
+                "the first hand's teams stand at different levels "
+                f"(team 0 at {zero}, team 1 at {one})"
+            )
+            if rs.bidding.first_hand_levels is FirstHandLevels.UNSUPPORTED:
+                replay.findings.record(
+                    "UNSUPPORTED",
+                    f"{rs.id}: {levels}, and its rules do not say which level is bid",
+                    BIDDING,
+                )
+                return None
+            replay.notes.append(
+                f"{levels}: each bid was checked against its bidder's own team's level, and the "
+                "hand is played at the dealer's team's level"
+            )
     elif recorded_dealer is None:
         replay.findings.record(
             "UNSUPPORTED",
@@ -138,7 +158,7 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
             expected=str(state.dealer),
             recorded=str(recorded_dealer),
         )
-    level = read.team_levels[state.dealer % 2] if read.first_hand else level
+    level = read.team_levels[state.dealer % 2]
     return BiddingOutcome(level, state.trump, state.dealer, state.stake)
 
 
@@ -244,7 +264,7 @@ def _exchange(replay: HandState, seat: int, exchanges: Exchanges, *, chao_di: bo
     if len(ex.buried) != rs.kitty_size:
         replay.findings.record(
             "KITTY_INVALID",
-            f"seat {ex.seat} buried {len(ex.buried)} cards; the kitty holds {rs.kitty_size}",
+            f"seat {ex.seat} buried {count_cards(len(ex.buried))}; the kitty holds {rs.kitty_size}",
             KITTY,
             seat=ex.seat,
             exchange_index=j,

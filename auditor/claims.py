@@ -56,6 +56,14 @@ def _levels_after(result: records_pb2.LevelResult) -> str:
     )
 
 
+def _stake_units(want: int, got: int, computed: audit_pb2.Computed) -> str:
+    if not want:
+        return f"no table stake (底金) is charged for failed throws here; {got} units were claimed"
+    throws = "failed throw charges" if want == 1 else "failed throws charge"
+    units = "unit" if want == 1 else "units"
+    return f"{want} {throws} {want} stake {units} (底金, one each); {got} were claimed"
+
+
 def _level(
     want: records_pb2.LevelResult, got: records_pb2.LevelResult, computed: audit_pb2.Computed
 ) -> str:
@@ -98,6 +106,7 @@ HAND_CLAIMS: Final[tuple[ClaimCheck, ...]] = (
         SCORING,
         lambda want, got, _: f"the defenders took {want} points; {got} were claimed",
     ),
+    ClaimCheck("stake_units", "PENALTY_MISMATCH", SCORING, _stake_units),
     ClaimCheck(
         "level_result",
         "LEVEL_MISMATCH",

@@ -28,11 +28,14 @@ CODES: Final[dict[str, Code]] = {
         Code(
             "DEAL_INVALID",
             BREACH,
-            "§1",
+            "R-DEAL",
             "the deal is not the ruleset's deck in its hand and kitty sizes",
         ),
         Code(
-            "CARD_NOT_IN_HAND", BREACH, "§1", "a card played, shown or buried was not in that hand"
+            "CARD_NOT_IN_HAND",
+            BREACH,
+            "R-HELD",
+            "a card played, shown or buried was not in that hand",
         ),
         Code("OUT_OF_TURN", BREACH, "R-WIN", "a seat led or played out of turn"),
         Code(
@@ -82,7 +85,12 @@ CODES: Final[dict[str, Code]] = {
         Code(
             "TRICK_POINTS_MISMATCH", SCORING, "R-SCORE", "the claimed points of a trick are wrong"
         ),
-        Code("PENALTY_MISMATCH", SCORING, "R-THROW-PENALTY", "the claimed throw penalty is wrong"),
+        Code(
+            "PENALTY_MISMATCH",
+            SCORING,
+            "R-THROW-PENALTY",
+            "the claimed throw penalty, or the claimed stake units of failed throws, is wrong",
+        ),
         Code(
             "KITTY_MISMATCH", SCORING, "R-KITTY", "the claimed kitty multiplier or bonus is wrong"
         ),

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
 from chaodipi.engine import KINDS, Hand, label_cards
 from chaodipi.v1 import audit_pb2
 
 DEAL = audit_pb2.PHASE_DEAL
+
+
+LISTED = 8
+"""Cards named one by one in a DEAL_INVALID message; more are counted (a deal mostly absent)."""
+
+
+def _listed(what: str, cards: list[int]) -> str:
+    """``extra ♦J``, or ``100 cards missing`` when there are more than ``LISTED``."""
+    if not cards:
+        return ""
+    if len(cards) > LISTED:
+        return f"{count_cards(len(cards))} {what}"
+    return f"{what} {label_cards(cards)}"
 
 
 def check_deal(state: HandState) -> None:
@@ -18,24 +32,23 @@ def check_deal(state: HandState) -> None:
     if counts.count(rs.decks) != KINDS:
         extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
         missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
-        parts = []
-        if extra:
-            parts.append(f"extra {label_cards(extra)}")
-        if missing:
-            parts.append(f"missing {label_cards(missing)}")
+        parts = [_listed("extra", extra), _listed("missing", missing)]
+        shown = "; ".join(part for part in parts if part)
+        deck, dealt = KINDS * rs.decks, sum(counts)
+        holds = f" (it holds {dealt} of {deck} cards)" if dealt != deck else ""
         findings.record(
             "DEAL_INVALID",
-            f"the deal is not {rs.decks} whole decks: " + "; ".join(parts),
+            f"the deal is not {rs.decks} whole decks{holds}: {shown}",
             DEAL,
             expected=f"{rs.decks} copies of each of the 54 cards",
-            recorded=" ".join(parts),
+            recorded=shown,
         )
     for seat, hand in enumerate(state.hands):
         size = len(hand)
         if size != rs.hand_size:
             findings.record(
                 "DEAL_INVALID",
-                f"seat {seat} was dealt {size} cards; {rs.id} deals {rs.hand_size}",
+                f"seat {seat} was dealt {count_cards(size)}; {rs.id} deals {rs.hand_size}",
                 DEAL,
                 seat=seat,
                 expected=str(rs.hand_size),
@@ -44,7 +57,7 @@ def check_deal(state: HandState) -> None:
     if len(state.kitty) != rs.kitty_size:
         findings.record(
             "DEAL_INVALID",
-            f"the kitty holds {len(state.kitty)} cards; {rs.id} keeps {rs.kitty_size}",
+            f"the kitty holds {count_cards(len(state.kitty))}; {rs.id} keeps {rs.kitty_size}",
             DEAL,
             expected=str(rs.kitty_size),
             recorded=str(len(state.kitty)),

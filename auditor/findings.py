@@ -70,6 +70,11 @@ class Findings:
         return finding
 
 
+def count_cards(n: int) -> str:
+    """``1 card``, ``3 cards``: a count of cards in a finding's message."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def describe_position(position: audit_pb2.Position) -> str:
     """Where a finding stands: ``hand 2, trick 5, play 3, seat 1`` (1-based), or "" if nowhere."""
     pos = position

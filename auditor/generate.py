@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.match import audit_match
 from chaodipi.auditor.reading import read_game
+from chaodipi.auditor.state import Cleared
 from chaodipi.auditor.wire import PROTO_BID_KINDS, PROTO_SUITS, tokens
 from chaodipi.engine import (
     POINTS,
@@ -87,7 +88,8 @@ class _Players:
         self, state: BiddingState, seat: int, held: Sequence[int], kind: BidKind
     ) -> list[Bid]:
         """Bids this seat could show: level cards of a suit and jokers, in every count held."""
-        cards = [kind_of(s, state.level) for s in range(4)] + [LITTLE_JOKER, BIG_JOKER]
+        level = state.level_for(seat)
+        cards = [kind_of(s, level) for s in range(4)] + [LITTLE_JOKER, BIG_JOKER]
         used = [k for s, k in state.shown if s == seat]
         bids = []
         for card in cards:
@@ -218,8 +220,12 @@ def generate_hand(
     players: Sequence[tuple[str, str]] | None = None,
     record_id: str | None = None,
     claims: bool = True,
+    cleared: Cleared | None = None,
 ) -> records_pb2.GameRecord:
-    """A complete legal hand. Later hands (``first_hand=False``) need ``dealer``."""
+    """A complete legal hand. Later hands (``first_hand=False``) need ``dealer``.
+
+    In a match, ``cleared`` is the must-play history so far (R-LEVEL-MUST), for the claims.
+    """
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     if not first_hand and dealer is None:
         raise ValueError("a later hand needs its dealer (the previous hand decided it)")
@@ -249,7 +255,7 @@ def generate_hand(
     else:
         raise RuntimeError(f"{rs.id}: no playable deal for seed {seed}")
     if claims:
-        fill_claims(record)
+        fill_claims(record, cleared)
     return record
 
 
@@ -269,7 +275,7 @@ def _deal_and_play(
     record.draw_order.first_drawer = first
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
     if first_hand:
-        state = start_bidding(levels[0], first_hand=True)
+        state = start_bidding(team_levels=levels, first_hand=True)
     elif by_declaration:
         assert dealer is not None
         state = start_bidding(levels[dealer % 2], first_hand=False, holding_team=dealer % 2)
@@ -310,11 +316,14 @@ def _deal_and_play(
     return True
 
 
-def fill_claims(record: records_pb2.GameRecord) -> None:
-    """Fill the table's claims (trick winners, points, penalties, score, level) from the audit."""
+def fill_claims(record: records_pb2.GameRecord, cleared: Cleared | None = None) -> None:
+    """Fill the table's claims (trick winners, points, penalties, score, level) from the audit.
+
+    ``cleared`` is the must-play history of the match so far, which the hand adds to.
+    """
     read = read_game(record)
     assert not isinstance(read, list), read
-    report = replay_hand(read)
+    report = replay_hand(read, cleared=cleared)
     computed = report.computed
     for trick, result in zip(record.tricks, computed.tricks, strict=False):
         trick.claim.winner = result.winner
@@ -324,6 +333,8 @@ def fill_claims(record: records_pb2.GameRecord) -> None:
     claim.kitty_multiplier = computed.kitty_multiplier
     claim.kitty_bonus = computed.kitty_bonus
     claim.defenders_points = computed.defenders_points
+    if read.ruleset.throw.stake_charge:
+        claim.stake_units = computed.stake_units
     claim.level_result.CopyFrom(computed.level_result)
     if computed.HasField("next_dealer"):
         claim.next_dealer = computed.next_dealer
@@ -343,6 +354,7 @@ def generate_match(
     first_level = RANK_LETTERS.index(rs.level.first_level)
     levels = (first_level, first_level)
     dealer: int | None = None
+    cleared: Cleared = (set(), set())
     for n in range(max_hands):
         hand = generate_hand(
             rs,
@@ -353,6 +365,7 @@ def generate_match(
             hand_number=n + 1,
             players=players,
             record_id=f"{match.match_id}-h{n + 1}",
+            cleared=cleared,
         )
         match.hands.append(hand)
         report = audit_match(match).hands[-1]

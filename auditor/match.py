@@ -10,6 +10,7 @@ from __future__ import annotations
 from chaodipi.auditor.audit import rejected, replay_hand
 from chaodipi.auditor.findings import Findings
 from chaodipi.auditor.reading import MAX_HANDS, ReadHand, Violation, read_game, resolve_ruleset
+from chaodipi.auditor.state import Cleared
 from chaodipi.engine import RANK_LETTERS, Ruleset
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -49,7 +50,7 @@ def audit_match(
         if isinstance(read, list):
             report.hands.append(rejected(hand.record_id, ruleset.id, read))
             continue
-        hand_report = replay_hand(read, steps=steps, hand_index=i)
+        hand_report = replay_hand(read, steps=steps, hand_index=i, cleared=chain.cleared)
         hand_report.record_id = hand.record_id
         report.hands.append(hand_report)
         chain.check(i, read, hand_report)
@@ -60,13 +61,14 @@ def audit_match(
 
 
 class MatchChain:
-    """Levels, dealers and the match result carried from hand to hand."""
+    """Levels, dealers, must-play ranks cleared and the match result carried hand to hand."""
 
     findings: Findings
     levels: tuple[str, str] | None
     dealer: int | None
     dealer_team: int | None
     winner: int | None
+    cleared: Cleared
 
     def __init__(self) -> None:
         self.findings = Findings()
@@ -74,6 +76,7 @@ class MatchChain:
         self.dealer = None
         self.dealer_team = None
         self.winner = None
+        self.cleared = (set(), set())  # R-LEVEL-MUST: each hand's scoring adds to it
 
     def _record(
         self,

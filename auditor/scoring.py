@@ -8,10 +8,12 @@ table reads them (R-LEVEL) and the ruleset names the next dealer (R-MATCH-DEALER
 from __future__ import annotations
 
 from chaodipi.auditor.claims import check_hand_claim
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import fill_level
 from chaodipi.engine import (
     Unit,
+    clears_must_play,
     kitty_bonus,
     kitty_multiplier,
     last_trick_bonus,
@@ -30,11 +32,11 @@ def score_hand(replay: HandState) -> None:
     leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if len(h)]
     tricks = replay.read.tricks
     if leftover or not tricks:
-        held = ", ".join(f"seat {s} {n}" for s, n in leftover) or "no tricks"
+        held = ", ".join(f"seat {s} has {count_cards(n)} left" for s, n in leftover)
         replay.findings.record(
             "RECORD_INCOMPLETE",
-            f"the hand is not played out ({held} cards left); kitty, score and level "
-            "are not checked",
+            f"the hand is not played out ({held or 'no trick was played'}); kitty, score "
+            "and level are not checked",
             SCORING,
         )
         replay.snapshot(SCORING)
@@ -56,11 +58,23 @@ def score_hand(replay: HandState) -> None:
     computed.defenders_points = replay.defenders_points
     levels = replay.read.team_levels
     dealer_team = replay.dealer % 2
-    level = level_result(rs, replay.defenders_points, levels[dealer_team], levels[1 - dealer_team])
+    cleared = replay.cleared
+    level = level_result(
+        rs,
+        replay.defenders_points,
+        levels[dealer_team],
+        levels[1 - dealer_team],
+        dealer_team_cleared=cleared[dealer_team],
+        defender_team_cleared=cleared[1 - dealer_team],
+    )
+    if clears_must_play(rs, levels[dealer_team], level):
+        cleared[dealer_team].add(levels[dealer_team])
     fill_level(computed.level_result, level)
-    nxt = next_dealer(rs, replay.dealer, level)
-    if nxt is not None:
-        computed.next_dealer = nxt
-    computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
+    if level.match_winner is None:
+        # A hand that ends the match names no next dealer: the next match's first hand bids.
+        nxt = next_dealer(rs, replay.dealer, level)
+        if nxt is not None:
+            computed.next_dealer = nxt
+        computed.next_dealer_team = dealer_team if level.next_deal == "dealer" else 1 - dealer_team
     check_hand_claim(replay)
     replay.snapshot(SCORING)

@@ -14,6 +14,9 @@ from chaodipi.auditor.wire import tokens
 from chaodipi.engine import Hand, Lead, Ruleset, Table, card_token, label_cards
 from chaodipi.v1 import audit_pb2
 
+Cleared = tuple[set[int], set[int]]
+"""The must-play ranks (rank indexes) team 0 and team 1 have cleared so far in a match."""
+
 
 class HandState:
     """A hand in replay; ``findings`` grows as the steps go.
@@ -22,6 +25,8 @@ class HandState:
     bidding has settled trump, with ``dealer``. ``last_lead`` is the lead format the kitty
     counts (R-KITTY): after a failed throw the forced unit; None after a lead with no legal
     shape. With ``want_steps`` the state after every step is kept in ``steps``.
+    ``cleared`` holds the must-play ranks each team cleared in the match's earlier hands
+    (R-LEVEL-MUST); scoring reads it and adds what this hand clears.
     """
 
     read: ReadHand
@@ -40,10 +45,18 @@ class HandState:
     current: list[tuple[int, list[int]]]
     trick_index: int | None
     play_index: int | None
+    cleared: Cleared
     _reported: int
     _drawn: list[list[int]] | None
 
-    def __init__(self, read: ReadHand, *, steps: bool = False, hand_index: int | None = None):
+    def __init__(
+        self,
+        read: ReadHand,
+        *,
+        steps: bool = False,
+        hand_index: int | None = None,
+        cleared: Cleared | None = None,
+    ):
         self.read = read
         self.ruleset = read.ruleset
         self.findings = Findings(hand_index)
@@ -60,6 +73,7 @@ class HandState:
         self.current = []
         self.trick_index = None
         self.play_index = None
+        self.cleared = (set(), set()) if cleared is None else cleared
         self._reported = 0
         self._drawn = None
 

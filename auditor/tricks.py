@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadPlay, ReadTrick
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import tokens
 from chaodipi.engine import (
     POINTS,
+    ForcedTie,
     Lead,
     Table,
     ThrowVerdict,
+    Unit,
     label_cards,
     lead_of_one_kind,
     penalty_effect,
@@ -110,7 +113,7 @@ def _play_trick(
         if len(cards) != size:
             findings.record(
                 "WRONG_CARD_COUNT",
-                f"seat {seat} played {len(cards)} cards to a lead of {size}",
+                f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
                 PLAY,
                 seat=seat,
                 trick=t,
@@ -200,9 +203,14 @@ def _check_lead(
     replay.last_lead = throw.lead
     if throw.is_throw and not throw.stands:
         assert throw.forced is not None
-        result.forced_unit.extend(tokens(throw.forced.cards()))
+        # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
+        forced = lead.cards if lead.attempted and throw.accepts_forced(lead.cards) else None
+        result.forced_unit.extend(tokens(throw.forced.cards() if forced is None else forced))
         on_dealer_side = seat % 2 == replay.dealer % 2
         result.penalty = penalty_effect(throw.penalty, on_dealer_side)
+        if throw.stake_charge:
+            # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
+            replay.computed.stake_units += 1
     if lead.attempted:
         return _check_enforced(replay, table, t, lead, attempt, throw)
     if throw.is_throw and not throw.stands:
@@ -244,17 +252,18 @@ def _check_enforced(
             expected=" ".join(tokens(attempt)),
             recorded=" ".join(tokens(lead.cards)),
         )
-    elif throw.forced is not None and sorted(throw.forced.cards()) != sorted(lead.cards):
+    elif throw.forced is not None and not throw.accepts_forced(lead.cards):
         finding = replay.findings.record(
             "THROW_ENFORCED_WRONGLY",
             f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
-            f"the rule forces {throw.forced.label()}",
+            + _what_is_forced(replay, throw, lead.cards),
             PLAY,
             seat=seat,
             trick=t,
             play=0,
             expected=" ".join(tokens(throw.forced.cards())),
             recorded=" ".join(tokens(lead.cards)),
+            rule="R-THROW-FORCE-TIE" if _among(throw.tied, lead.cards) else "",
         )
         _add_beats(finding, throw)
     answered = table.lead(lead.cards)
@@ -264,10 +273,36 @@ def _check_enforced(
     return answered if answered.units else None
 
 
+def _among(units: Sequence[Unit], cards: Sequence[int]) -> bool:
+    played = sorted(cards)
+    return any(sorted(unit.cards()) == played for unit in units)
+
+
+def _what_is_forced(replay: HandState, throw: ThrowVerdict, cards: Sequence[int]) -> str:
+    """The rule's forced unit in words: one unit, any of tied ones, or a variant's pick."""
+    options = throw.forced_options
+    if len(options) > 1:
+        return "the rule forces one of " + ", ".join(u.label() for u in options) + " (tied)"
+    assert throw.forced is not None
+    text = f"the rule forces {throw.forced.label()}"
+    picks = replay.ruleset.throw.forced_tie is ForcedTie.ATTEMPT_ORDER
+    if picks and len(throw.tied) > 1 and _among(throw.tied, cards):
+        tied = ", ".join(u.label() for u in throw.tied)
+        text += (
+            f": of the tied units {tied}, {replay.ruleset.id} forces the one whose top card "
+            "comes first in the attempt"
+        )
+    return text
+
+
 def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
     evidence = finding.evidence
     if throw.forced is not None:
         evidence.forced_unit.extend(tokens(throw.forced.cards()))
+    if len(throw.forced_options) > 1:
+        evidence.details["forced_options"] = " | ".join(
+            " ".join(tokens(unit.cards())) for unit in throw.forced_options
+        )
     for beat in throw.beaten:
         evidence.beaten_by.add(
             seat=beat.seat, cards=tokens(beat.by.cards()), unit=tokens(beat.unit.cards())

@@ -54,7 +54,13 @@ from chaodipi.engine.cards import (
     trump_token,
 )
 from chaodipi.engine.lead import Beat, Lead, ThrowVerdict, lead_of_one_kind
-from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.level import (
+    PAST_ACE,
+    LevelResult,
+    clears_must_play,
+    level_result,
+    next_dealer,
+)
 from chaodipi.engine.order import SUIT_NAMES, TRUMP
 from chaodipi.engine.presets import (
     BUILTIN,
@@ -63,7 +69,15 @@ from chaodipi.engine.presets import (
     ruleset_from_mapping,
     ruleset_from_text,
 )
-from chaodipi.engine.ruleset import NextDealer, Outcome, Ruleset, RulesetError, TrumpFallback
+from chaodipi.engine.ruleset import (
+    FirstHandLevels,
+    ForcedTie,
+    NextDealer,
+    Outcome,
+    Ruleset,
+    RulesetError,
+    TrumpFallback,
+)
 from chaodipi.engine.scoring import (
     HandScore,
     kitty_bonus,
@@ -96,6 +110,8 @@ __all__ = [
     "CardError",
     "Cards",
     "FallbackResult",
+    "FirstHandLevels",
+    "ForcedTie",
     "Hand",
     "HandScore",
     "Lead",
@@ -117,6 +133,7 @@ __all__ = [
     "card_label",
     "card_token",
     "check_bid",
+    "clears_must_play",
     "end_drawing",
     "fallback_trump",
     "format_cards",

@@ -128,9 +128,14 @@ class BiddingState:
     raise the stake (changshu 反主加分). ``draw_unchecked`` counts bids made while
     drawing whose draw order the record did not give, so the audit can say that
     check was skipped.
+
+    ``level`` is the level played (a rank index). In a first hand whose teams stand at
+    different levels (``team_levels``, team 0's first) it is the level of the dealer's
+    team, None until a bid names a dealer; each bid shows its own team's level card until
+    the kitty is buried (``level_for``).
     """
 
-    level: int
+    level: int | None
     first_hand: bool
     holding_team: int | None
     dealer: int | None
@@ -146,6 +151,24 @@ class BiddingState:
     flips: tuple[tuple[int, int], ...] = ()
     draw_unchecked: int = 0
     bids: tuple[Bid, ...] = ()
+    team_levels: tuple[int, int] | None = None
+
+    def level_for(self, seat: int) -> int:
+        """The level whose cards a bid by ``seat`` shows.
+
+        >>> state = start_bidding(team_levels=("2", "5"), first_hand=True)
+        >>> RANK_LETTERS[state.level_for(0)], RANK_LETTERS[state.level_for(1)], state.level
+        ('2', '5', None)
+        """
+        if self.team_levels is not None and self.phase is not Phase.BURIED:
+            return self.team_levels[seat % 2]
+        assert self.level is not None  # only a first hand of unequal levels starts without one
+        return self.level
+
+    def _level_of_dealer(self, dealer: int | None) -> int | None:
+        if self.team_levels is None or dealer is None:
+            return self.level
+        return self.team_levels[dealer % 2]
 
     @property
     def trump_label(self) -> str:
@@ -195,38 +218,56 @@ class BidError(ValueError):
 
 
 def start_bidding(
-    level: int | str,
+    level: int | str | None = None,
     *,
     first_hand: bool,
     dealer: int | None = None,
     holding_team: int | None = None,
+    team_levels: tuple[int | str, int | str] | None = None,
 ) -> BiddingState:
     """The bidding state before the first card is drawn.
 
     ``level`` is the level played, a rank token (``"6"``) or index. First hand: no dealer
-    yet. A later hand passes either ``dealer`` (kept fixed) or, where the bidding names the
-    seat within the team (anhui BY_DECLARATION), ``holding_team``.
+    yet; ``team_levels`` (team 0's, team 1's) may stand instead of ``level``: when they
+    differ, each bid shows its bidder's own team's level card, and the dealer's team's
+    level is played. A later hand passes either ``dealer`` (kept fixed) or, where the
+    bidding names the seat within the team (anhui BY_DECLARATION), ``holding_team``.
 
     >>> state = start_bidding("6", first_hand=False, dealer=1)
     >>> state.dealer, state.phase.value
     (1, 'drawing')
     """
-    if isinstance(level, int) and not 0 <= level < len(RANK_LETTERS):
-        raise ValueError(f"bad level {level}: expected a rank index 0-12")
-    level = parse_level(level)
+    levels: tuple[int, int] | None = None
+    if team_levels is not None:
+        if not first_hand:
+            raise ValueError("team_levels is for a first hand: a later hand plays its dealer's")
+        if level is not None:
+            raise ValueError("pass the level played or the team levels, not both")
+        levels = (_level_index(team_levels[0]), _level_index(team_levels[1]))
+        if levels[0] == levels[1]:
+            level, levels = levels[0], None
+    elif level is None:
+        raise ValueError("pass the level played (in a first hand, or the team levels)")
+    index = None if level is None else _level_index(level)
     if first_hand:
         if dealer is not None or holding_team is not None:
             raise ValueError("the first hand's dealer comes from the bidding: pass neither")
-        return BiddingState(level, True, None, None, dealer_by_bidding=True)
+        return BiddingState(index, True, None, None, dealer_by_bidding=True, team_levels=levels)
     if (dealer is None) == (holding_team is None):
         raise ValueError("a later hand needs exactly one of dealer or holding_team")
     if dealer is not None:
         if not 0 <= dealer < 4:
             raise ValueError(f"bad dealer seat {dealer}: expected 0-3")
-        return BiddingState(level, False, dealer % 2, dealer, dealer_by_bidding=False)
+        return BiddingState(index, False, dealer % 2, dealer, dealer_by_bidding=False)
     if holding_team not in (0, 1):
         raise ValueError(f"bad holding team {holding_team}: expected 0 or 1")
-    return BiddingState(level, False, holding_team, None, dealer_by_bidding=True)
+    return BiddingState(index, False, holding_team, None, dealer_by_bidding=True)
+
+
+def _level_index(level: int | str) -> int:
+    if isinstance(level, int) and not 0 <= level < len(RANK_LETTERS):
+        raise ValueError(f"bad level {level}: expected a rank index 0-12")
+    return parse_level(level)
 
 
 def _entry_name(entry: str) -> str:
@@ -306,7 +347,7 @@ def _flip_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
         return "every kitty card has been flipped"
     if state.flips:
         last_seat, last_card = state.flips[-1]
-        if rank_of(last_card) == state.level:
+        if state.level is not None and rank_of(last_card) == state.level:
             return f"the flip of {card_label(last_card)} (a level card) already set trump"
         if bid.seat != (last_seat + 1) % 4:
             return f"seat {(last_seat + 1) % 4} flips next (in seat order), not seat {bid.seat}"
@@ -430,8 +471,10 @@ def check_bid(
     card = bid.cards[0]
     if any(k != card for k in bid.cards):
         return f"a bid shows copies of one card, not {label_cards(bid.cards)}"
-    if suit_of(card) is not None and rank_of(card) != state.level:
-        return f"{card_label(card)} is not a level card (level {RANK_LETTERS[state.level]})"
+    level = state.level_for(bid.seat)
+    if suit_of(card) is not None and rank_of(card) != level:
+        whose = f"team {bid.seat % 2}'s level" if state.team_levels is not None else "level"
+        return f"{card_label(card)} is not a level card ({whose} {RANK_LETTERS[level]})"
     reason = _held_reason(state, bid, card, held)
     if reason is not None:
         return reason
@@ -503,8 +546,11 @@ def apply_bid(
     entry, rank = _ladder_place(ruleset.bidding, card, len(bid.cards)) or ("", -1)
     chao_di = bid.kind is BidKind.CHAO_DI
     raises_stake = ruleset.bidding.overcall_adds_stake and bid.kind is not BidKind.DECLARE
+    # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).
+    dealer = state.dealer if chao_di else _dealer_after(ruleset, state, bid)
     return dataclasses.replace(
         state,
+        level=state._level_of_dealer(dealer),
         standing=StandingBid(bid.seat, bid.kind, card, entry, rank),
         trump=_trump_of(ruleset, card, bid)[0],
         trump_known=True,
@@ -512,8 +558,7 @@ def apply_bid(
         stake=state.stake + int(raises_stake),
         draw_unchecked=unchecked,
         bids=bids,
-        # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).
-        dealer=state.dealer if chao_di else _dealer_after(ruleset, state, bid),
+        dealer=dealer,
         kitty_holder=bid.seat if chao_di else state.kitty_holder,
         first_declarer=bid.seat if bid.kind is BidKind.DECLARE else state.first_declarer,
     )
@@ -575,6 +620,7 @@ def bury(
         trump=trump,
         trump_known=trump_known,
         dealer=seat,
+        level=state._level_of_dealer(seat),
         kitty_holder=seat,
     )
 
@@ -593,7 +639,7 @@ def _highest_side(kitty: Sequence[int]) -> int | None:
 def fallback_trump(
     ruleset: Ruleset,
     kitty: Sequence[int],
-    level: int,
+    level: int | None,
     first_hand: bool,
     flips: Sequence[tuple[int, int]] = (),
     *,
@@ -602,9 +648,11 @@ def fallback_trump(
 ) -> FallbackResult | Unsupported:
     """Trump when nobody declares, per ``TrumpFallback`` (R-BID).
 
-    ``kitty`` is the kitty as dealt, in order. ``flips`` are the ``(seat, card)``
-    kitty flips of the record (``BiddingState.flips``); they must turn the kitty's
-    cards in order and reach the deciding card, or ``ValueError`` says where not.
+    ``kitty`` is the kitty as dealt, in order. ``level`` is the level played
+    (``BiddingState.level``): None in a first hand whose teams stand at different levels,
+    where a fallback that looks for a level card is ``Unsupported``. ``flips`` are the
+    ``(seat, card)`` kitty flips of the record (``BiddingState.flips``); they must turn the
+    kitty's cards in order and reach the deciding card, or ``ValueError`` says where not.
     ``first_drawer`` (the seat dealt the first card, when the record says) deals a
     first hand under NO_TRUMP; ``recorded`` is the record's trump and dealer, which
     RECORDED takes as drawn.
@@ -648,6 +696,11 @@ def fallback_trump(
         made = "no-trump (a joker)" if trump is None else f"{SUIT_SYMBOLS[trump]} trump"
         return FallbackResult(
             trump, index, None, f"kitty card {index + 1}, {card_label(card)}, makes {made}"
+        )
+    if level is None:
+        return Unsupported(
+            f"{ruleset.id}: nobody declared in a first hand whose teams stand at different "
+            "levels, and the rules do not say whose level card the kitty is searched for"
         )
     level_at = next((i for i, k in enumerate(kitty) if rank_of(k) == level), None)
     decides = level_at if level_at is not None else _highest_side(kitty)

@@ -19,14 +19,14 @@ Lead(throw of a tractor of 2 pairs and a single: C7 C7 C8 C8 CA)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
-from chaodipi.engine.ruleset import ForcedUnit, PenaltyBasis, ThrowRule
+from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from
 from chaodipi.engine.verdict import Verdict
 
@@ -92,6 +92,11 @@ class ThrowVerdict:
     highest such unit it holds. ``forced`` is what the leader must play when the
     throw fails (a unit of the throw, or one card of one: ``ThrowRule.forced_unit``);
     ``penalty`` the points due (0 when it stands); ``reason`` says it in a referee's words.
+    ``tied`` holds every unit the forced-unit rule cannot tell apart from ``forced`` (the
+    same shape, cards of equal order; ``forced`` first, the rest in card-kind order) and
+    ``forced_options`` those a table may force (R-THROW-FORCE-TIE): all of ``tied``, or
+    the one ``ThrowRule.forced_tie`` names. ``accepts_forced`` says whether a forced play
+    is one of them.
     """
 
     units: tuple[Unit, ...]
@@ -104,11 +109,18 @@ class ThrowVerdict:
     cards: tuple[int, ...]
     stake_charge: str = ""
     suit: int = TRUMP  # the lead's effective suit, for the message
+    tied: tuple[Unit, ...] = ()
+    forced_options: tuple[Unit, ...] = ()
 
     @property
     def rule(self) -> str:
         """The ruling that decides: R-THROW-CHECK, or R-THROW-FORCE for a failed throw."""
         return "R-THROW-CHECK" if self.stands else "R-THROW-FORCE"
+
+    def accepts_forced(self, cards: Sequence[int]) -> bool:
+        """Whether ``cards``, put down after this failed throw, are a unit it may force."""
+        played = sorted(cards)
+        return any(sorted(unit.cards()) == played for unit in self.forced_options)
 
     @property
     def lead(self) -> Lead:
@@ -133,9 +145,11 @@ class ThrowVerdict:
         evidence = ", ".join(
             f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in self.beaten
         )
-        text = (
-            f"{shown} thrown by seat {self.leader} fails: {evidence}; forced {self.forced.label()}"
-        )
+        forced = self.forced.label()
+        others = [unit.label() for unit in self.forced_options[1:]]
+        if others:
+            forced += f" (or {' or '.join(others)}, tied with it)"
+        text = f"{shown} thrown by seat {self.leader} fails: {evidence}; forced {forced}"
         if self.penalty:
             text += f"; penalty {self.penalty} points"
         if self.stake_charge:
@@ -294,32 +308,38 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     return best
 
 
-def _forced_smallest(ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]) -> Unit:
-    # 强制出最小牌: fewest cards, then the lowest top.
-    return min(beaten, key=lambda u: (u.size, ctx.strength[u.top], u.width))
+def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) -> list[Unit]:
+    """The units of ``units`` with the lowest ``key``, in card-kind order."""
+    lowest = min(key(unit) for unit in units)
+    return sorted({unit for unit in units if key(unit) == lowest}, key=lambda u: u.kinds)
 
 
-def _lowest_top(ctx: TrumpContext, units: Sequence[Unit]) -> Unit:
-    # On equal tops (level cards of two side suits) the larger unit comes first, as the
-    # 80-fen program lists tractors and pairs before singles.
-    return min(units, key=lambda u: (ctx.strength[u.top], -u.size, u.kinds))
+def _forced_tie(
+    ctx: TrumpContext, rule: ThrowRule, units: Sequence[Unit], beaten: Sequence[Unit]
+) -> list[Unit]:
+    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order."""
+    strength = ctx.strength
+    if rule.forced_unit is ForcedUnit.SMALLEST:
+        # 强制出最小牌: fewest cards, then the lowest top.
+        return _tied_lowest(beaten, lambda u: (u.size, strength[u.top], u.width))
+    # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
+    # first, as the 80-fen program lists tractors and pairs before singles.
+    lowest = _tied_lowest(
+        units if rule.forced_unit is ForcedUnit.LOWEST_TOP else beaten,
+        lambda u: (strength[u.top], -u.size, -u.width),
+    )
+    if rule.forced_unit is ForcedUnit.LOWEST_TOP:
+        return lowest
+    # LOWEST_BEATEN_CARD: one card, the lowest of the lowest beaten unit.
+    return sorted({Unit(1, (unit.kinds[0],)) for unit in lowest}, key=lambda u: u.kinds)
 
 
-def _forced_lowest_top(ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]) -> Unit:
-    return _lowest_top(ctx, units)
-
-
-def _forced_lowest_beaten_card(
-    ctx: TrumpContext, units: Sequence[Unit], beaten: Sequence[Unit]
-) -> Unit:
-    return Unit(1, (_lowest_top(ctx, beaten).kinds[0],))
-
-
-_FORCED_CHOICE = {
-    ForcedUnit.SMALLEST: _forced_smallest,
-    ForcedUnit.LOWEST_TOP: _forced_lowest_top,
-    ForcedUnit.LOWEST_BEATEN_CARD: _forced_lowest_beaten_card,
-}
+def _first_in_attempt(tied: Sequence[Unit], cards: Sequence[int]) -> Unit:
+    """The tied unit whose top card comes first in the attempt (the 80-fen program's pick)."""
+    first: dict[int, int] = {}
+    for i, k in enumerate(cards):
+        first.setdefault(k, i)
+    return min(tied, key=lambda unit: first.get(unit.top, len(cards)))
 
 
 def check_throw(
@@ -363,7 +383,15 @@ def check_throw(
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     # A unit beaten by several seats counts once.
     beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
-    forced = _FORCED_CHOICE[rule.forced_unit](ctx, units, beaten_units)
+    tied = _forced_tie(ctx, rule, units, beaten_units)
+    options: tuple[Unit, ...]
+    if rule.forced_tie is ForcedTie.ATTEMPT_ORDER:
+        picked = _first_in_attempt(tied, cards)
+        tied = [picked, *(unit for unit in tied if unit != picked)]
+        options = (picked,)
+    else:
+        options = tuple(tied)
+    forced = tied[0]
     if rule.penalty_basis is PenaltyBasis.ATTEMPT:
         counted = len(cards)
     elif rule.penalty_basis is PenaltyBasis.FORCED_UNIT:
@@ -372,5 +400,16 @@ def check_throw(
         counted = sum(u.size for u in beaten_units)
     penalty = rule.penalty_per_card * counted
     return ThrowVerdict(
-        units, True, False, tuple(beaten), forced, penalty, leader, shown, rule.stake_charge, suit
+        units,
+        True,
+        False,
+        tuple(beaten),
+        forced,
+        penalty,
+        leader,
+        shown,
+        rule.stake_charge,
+        suit,
+        tuple(tied),
+        options,
     )

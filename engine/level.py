@@ -8,7 +8,8 @@ Must-play ranks (anhui J and A, 必打; the 80-fen program's gates 2, 5, 10, K):
 rise that would pass one stops on it, and a team on one passes it only by winning
 a hand it deals there. So a dealer on J that rises may pass J, while defenders on
 J rise to nothing and stay on J; a dealer on A that rises passes A, defenders on
-A stay on A (R-LEVEL-MUST). One hand is judged alone, without the match history.
+A stay on A (R-LEVEL-MUST). The match's history enters as the ranks each team has
+cleared before this hand (``clears_must_play``): a cleared rank is passed freely.
 
 >>> from chaodipi.engine.presets import ANHUI
 >>> r = level_result(ANHUI, 50, "T", "5")
@@ -21,11 +22,12 @@ dealer team at J, defenders at 5, next deal: dealer
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from chaodipi.engine.cards import RANK_LETTERS, parse_level
-from chaodipi.engine.ruleset import NextDealer, Outcome, PassingAce, Ruleset
+from chaodipi.engine.ruleset import MustPlayCleared, NextDealer, Outcome, PassingAce, Ruleset
 
 Team = Literal["dealer", "defenders"]
 
@@ -74,13 +76,15 @@ def _level_name(level: int) -> str:
 
 
 def _rise(
-    ruleset: Ruleset, level: int, levels: int, *, deals_now: bool
+    ruleset: Ruleset, level: int, levels: int, *, deals_now: bool, cleared: frozenset[int]
 ) -> tuple[int, int, int | None, bool]:
     """A team's rise: (new level, levels moved, must-play stop, passed A)."""
     rule = ruleset.level
     target = level + levels
     if levels > 0:
         for rank in sorted(RANK_LETTERS.index(r) for r in rule.must_play):
+            if rank in cleared:
+                continue
             # Passing a must-play rank needs a hand won as dealer on it; landing on it is fine.
             if level < rank < target or (rank == level and not deals_now):
                 return rank, rank - level, rank, False
@@ -102,10 +106,16 @@ def level_result(
     defenders_points: int,
     dealer_team_level: int | str,
     defender_team_level: int | str,
+    *,
+    dealer_team_cleared: Iterable[int | str] = (),
+    defender_team_cleared: Iterable[int | str] = (),
 ) -> LevelResult:
     """The level outcome of a hand from the defenders' points (R-LEVEL, R-MATCH).
 
     Points below 0 read as 0 (R-SCORE). Levels are rank tokens (``"T"``) or indexes 0-12.
+    ``dealer_team_cleared`` and ``defender_team_cleared`` are the must-play ranks each team
+    cleared earlier in the match (R-LEVEL-MUST; see ``clears_must_play``); a hand audited
+    alone has none.
 
     >>> from chaodipi.engine.presets import CLASSIC
     >>> result = level_result(CLASSIC, 45, "6", "3")
@@ -122,7 +132,8 @@ def level_result(
     if band.outcome is Outcome.DEALER_WINS_MATCH:
         return LevelResult(band.outcome, n, 0, dealer, defender, "dealer", "dealer")
     if band.outcome is Outcome.DEALER_UP:
-        after, moved, stop, won = _rise(ruleset, dealer, n, deals_now=True)
+        cleared = _ranks("dealer", dealer_team_cleared)
+        after, moved, stop, won = _rise(ruleset, dealer, n, deals_now=True, cleared=cleared)
         return LevelResult(
             band.outcome,
             n,
@@ -135,7 +146,8 @@ def level_result(
         )
     if band.outcome is Outcome.SWAP:
         return LevelResult(band.outcome, n, 0, dealer, defender, "defenders")
-    after, moved, stop, won = _rise(ruleset, defender, n, deals_now=False)
+    cleared = _ranks("defenders", defender_team_cleared)
+    after, moved, stop, won = _rise(ruleset, defender, n, deals_now=False, cleared=cleared)
     return LevelResult(
         band.outcome,
         n,
@@ -146,6 +158,31 @@ def level_result(
         "defenders" if won else None,
         stop,
     )
+
+
+def _ranks(team: str, ranks: Iterable[int | str]) -> frozenset[int]:
+    return frozenset(_level(f"{team} cleared", rank) for rank in ranks)
+
+
+def clears_must_play(ruleset: Ruleset, dealt_level: int | str, result: LevelResult) -> bool:
+    """Whether this hand clears the must-play rank its dealer's team dealt at (R-LEVEL-MUST).
+
+    A team dealt at a must-play rank clears it by winning the hand (keeping the deal, D+0
+    included) or, with ``LevelRule.must_play_cleared = deal``, by dealing there at all. A
+    match's audit carries the cleared ranks of each team to the next hands' ``level_result``.
+
+    >>> from chaodipi.engine.presets import ANHUI
+    >>> kept = level_result(ANHUI, 75, "J", "5")  # D+0: the dealers stay on J but have won it
+    >>> lost = level_result(ANHUI, 80, "J", "5")
+    >>> clears_must_play(ANHUI, "J", kept), clears_must_play(ANHUI, "J", lost)
+    (True, False)
+    >>> level_result(ANHUI, 100, "5", "J", defender_team_cleared=["J"]).describe()
+    'defenders_up, table 2, moved 2; dealer team at 5, defenders at K, next deal: defenders'
+    """
+    rule = ruleset.level
+    if RANK_LETTERS[_level("dealt", dealt_level)] not in rule.must_play:
+        return False
+    return rule.must_play_cleared is MustPlayCleared.DEAL or result.next_deal == "dealer"
 
 
 def seat_by_declaration(holding_team: int, declarer: int) -> int:

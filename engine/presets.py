@@ -42,11 +42,16 @@ from chaodipi.engine.ruleset import (
     with_overrides,
 )
 
+# Links hold between places that are neighbours once the empty ones drop out: with a trump suit
+# the level cards of the other suits sit under the trump suit's level card; in no-trump that
+# place is empty and they sit right under LJ, so ("LJ", "other-level") links only there
+# (R-UNIT-NT: ♣6♣6 LJ LJ at level 6 in no-trump is a tractor).
 _STANDARD_ORDER = OrderRule(
     trump_tiers=("BJ", "LJ", "trump-level", "other-level", "trump-suit"),
     tractor_links=(
         ("BJ", "LJ"),
         ("LJ", "trump-level"),
+        ("LJ", "other-level"),
         ("trump-level", "other-level"),
         ("other-level", "trump-suit"),
     ),

@@ -10,7 +10,7 @@ variant overrides a preset field by field:
 (6, 2)
 
 Fields read by reconstruction rather than from a clear text are listed in
-``Ruleset.reconstructed`` (see docs/rules.md, *Readings we chose*).
+``Ruleset.reconstructed`` (see docs/rules.md, R-LEVEL and R-LEVEL-AH).
 """
 
 from __future__ import annotations
@@ -44,6 +44,17 @@ class ForcedUnit(StrEnum):
     LOWEST_BEATEN_CARD = "lowest_beaten_card"  # one card: the lowest of the lowest beaten unit
 
 
+class ForcedTie(StrEnum):
+    """Which of the tied smallest units a failed throw forces (R-THROW-FORCE-TIE).
+
+    Units tie when the forced-unit rule cannot tell them apart: the same shape and cards of
+    equal order (♣2 and ♥2 as other-suit level cards).
+    """
+
+    ANY = "any"  # forcing any one of them is correct: the audit accepts each
+    ATTEMPT_ORDER = "attempt_order"  # the one whose top card comes first in the attempt's cards
+
+
 class ThrowCompare(StrEnum):
     """How plays that answer a throw are compared for the trick (R-WIN)."""
 
@@ -74,6 +85,13 @@ class NextDealer(StrEnum):
     BY_DECLARATION = "by_declaration"  # anhui: 自放自打 / 上放下打, fixed by the next bidding
 
 
+class MustPlayCleared(StrEnum):
+    """What clears a must-play rank for a team, so that later it passes it freely (R-LEVEL-MUST)."""
+
+    WIN = "win"  # a hand dealt there that the dealer's team won (kept the deal; D+0 too)
+    DEAL = "deal"  # any hand dealt there, won or lost
+
+
 class TrumpFallback(StrEnum):
     """How trump is set when nobody declares (R-BID)."""
 
@@ -90,6 +108,13 @@ class FirstHandDealer(StrEnum):
 
     FIRST_DECLARER = "first_declarer"  # 抢报: the first to show a level card
     BID_WINNER = "bid_winner"  # the last (highest) bidder before the kitty
+
+
+class FirstHandLevels(StrEnum):
+    """A first hand whose teams stand at different levels, with no dealer yet (R-BID)."""
+
+    OWN_TEAM = "own_team"  # each bid shows its bidder's team's level card; the dealer's is played
+    UNSUPPORTED = "unsupported"  # the texts do not say: the audit reports the hand unsupported
 
 
 class JokerTrump(StrEnum):
@@ -148,9 +173,14 @@ class OrderRule:
 
 @dataclass(frozen=True, slots=True)
 class ThrowRule:
-    """Throws (甩牌): the forced unit and the penalty (R-THROW)."""
+    """Throws (甩牌): the forced unit, its tie-break and the penalty (R-THROW).
+
+    ``stake_charge`` names the table-stake charge of a failed throw (``half``: shuangsheng's
+    half stake, 底金); each failed throw is one such unit, counted apart from the score.
+    """
 
     forced_unit: ForcedUnit = ForcedUnit.SMALLEST
+    forced_tie: ForcedTie = ForcedTie.ANY
     penalty_per_card: int = 10
     penalty_basis: PenaltyBasis = PenaltyBasis.ATTEMPT
     stake_charge: str = ""  # shuangsheng: half the table stake, recorded, not scored
@@ -185,12 +215,15 @@ class LevelRule:
 
     ``must_play`` ranks may not be skipped: a rise stops on the first one it would
     pass, and a team on one rises past it only by winning a hand it deals there
-    (anhui J and A; the 80-fen program's gates 2, 5, 10, K).
+    (anhui J and A; the 80-fen program's gates 2, 5, 10, K). Such a win (or, with
+    ``must_play_cleared = deal``, any hand dealt there) clears the rank for the rest
+    of the match: a team that cleared it and sits on it as defenders passes it too.
     """
 
     bands: tuple[LevelBand, ...]
     passing_ace: PassingAce = PassingAce.WRAP
     must_play: tuple[str, ...] = ()
+    must_play_cleared: MustPlayCleared = MustPlayCleared.WIN
     next_dealer: NextDealer = NextDealer.PARTNER_OR_NEXT
     first_level: str = "2"
 
@@ -218,6 +251,7 @@ class BiddingRule:
     big_joker_trump: JokerTrump = JokerTrump.CHOOSE
     little_joker_trump: JokerTrump = JokerTrump.NO_TRUMP
     first_hand_dealer: FirstHandDealer = FirstHandDealer.FIRST_DECLARER
+    first_hand_levels: FirstHandLevels = FirstHandLevels.OWN_TEAM
     overcaller_becomes_dealer_first_hand: bool = True  # 反主反打
     chao_di_first_hand: bool = False  # classic: 除游戏第一局外
     chao_di_requires_higher: bool = True  # anhui: any trump pair 炒s, higher or not
@@ -269,12 +303,15 @@ OVERRIDE_INT_LIMIT = 1000
 _ENUMS: dict[str, type[StrEnum]] = {
     "PenaltyBasis": PenaltyBasis,
     "ForcedUnit": ForcedUnit,
+    "ForcedTie": ForcedTie,
     "PassingAce": PassingAce,
+    "MustPlayCleared": MustPlayCleared,
     "ThrowCompare": ThrowCompare,
     "Outcome": Outcome,
     "NextDealer": NextDealer,
     "TrumpFallback": TrumpFallback,
     "FirstHandDealer": FirstHandDealer,
+    "FirstHandLevels": FirstHandLevels,
     "JokerTrump": JokerTrump,
 }
 

@@ -512,3 +512,52 @@ def test_r_bid_phase_progression() -> None:
     assert state.phase is Phase.DRAWN
     state = bury(state)
     assert (state.phase, state.kitty_holder) == (Phase.BURIED, 0)
+
+
+# --- a first hand whose teams stand at different levels ---------------------------------------
+
+UNEQUAL_HELD = parse_cards("S2 H2 C2 D2 S5 H5 C5 D5 LJ BJ") * 2
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+def test_r_bid_first_hand_each_team_bids_with_its_own_level(swapped: bool) -> None:
+    # Team A on 2 and team B on 5; with the teams swapped every seat moves on by one.
+    levels = ("5", "2") if swapped else ("2", "5")
+    a, b = (1, 0) if swapped else (0, 1)  # a seat of team A (on 2) and one of team B (on 5)
+
+    def play(state: BiddingState, seat: int, kind: BidKind, cards: str) -> BiddingState:
+        return apply_bid(CLASSIC, state, bid(seat, kind, cards), held=UNEQUAL_HELD)
+
+    state = start_bidding(team_levels=levels, first_hand=True)
+    assert state.level is None
+    assert "team" in str(
+        check_bid(CLASSIC, state, bid(b, BidKind.DECLARE, "S2"), held=UNEQUAL_HELD)
+    )
+    state = play(state, b, BidKind.DECLARE, "C5")
+    assert (state.dealer, state.level) == (b, rank_index("5"))
+    state = play(state, a, BidKind.OVERCALL, "H2 H2")
+    assert (state.dealer, state.level, state.trump) == (a, rank_index("2"), HEARTS)
+    state = bury(end_drawing(state))
+    # After the bury the level played is the dealer team's for everybody.
+    assert state.level_for(b) == state.level_for(a) == rank_index("2")
+
+
+def test_r_bid_first_hand_equal_team_levels_are_one_level() -> None:
+    state = start_bidding(team_levels=("6", "6"), first_hand=True)
+    assert (state.level, state.team_levels) == (SIX, None)
+    with pytest.raises(ValueError, match="first hand"):
+        start_bidding(team_levels=("2", "5"), first_hand=False, dealer=0)
+    with pytest.raises(ValueError, match="not both"):
+        start_bidding("2", team_levels=("2", "5"), first_hand=True)
+
+
+@pytest.mark.parametrize("ruleset", [ANHUI, CHANGSHU], ids=lambda r: r.id)
+def test_r_bid_first_hand_of_unequal_levels_kitty_fallback_is_unsupported(
+    ruleset: Ruleset,
+) -> None:
+    # Nobody declared: the kitty is searched for a level card, but whose is not settled.
+    kitty = parse_cards("S2 S5 HA D4 D9 C7")
+    kitty += parse_cards("C8 C9")[: ruleset.kitty_size - len(kitty)]
+    result = fallback_trump(ruleset, kitty, None, True)
+    assert isinstance(result, Unsupported)
+    assert "different levels" in result.reason

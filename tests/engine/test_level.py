@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from chaodipi.engine.cards import rank_index
-from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.level import (
+    PAST_ACE,
+    LevelResult,
+    clears_must_play,
+    level_result,
+    next_dealer,
+)
 from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
-from chaodipi.engine.ruleset import Outcome, Ruleset
+from chaodipi.engine.ruleset import MustPlayCleared, Outcome, Ruleset
 
 D, SWAP, A, WIN = (
     Outcome.DEALER_UP,
@@ -271,3 +279,62 @@ def test_r_level_result_is_a_value() -> None:
     assert isinstance(result, LevelResult)
     with pytest.raises(AttributeError):
         result.levels = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("ruleset", "points"), [(ANHUI, 75), (CHANGSHU, 115)], ids=["anhui", "cs"])
+def test_r_level_d_plus_zero_is_the_floor_of_the_text_formula(
+    ruleset: Ruleset, points: int
+) -> None:
+    # ⌊(80−75)/10⌋ and ⌊(120−115)/10⌋ are 0: the dealer's team keeps the deal without rising.
+    result = level_result(ruleset, points, "9", "4")
+    assert (result.outcome, result.table_levels, result.levels) == (D, 0, 0)
+    assert (result.dealer_level_after, result.next_deal) == (rank_index("9"), "dealer")
+    assert level_result(ruleset, points + 5, "9", "4").outcome is SWAP
+
+
+def test_r_match_dealer_d_plus_zero_passes_the_deal_to_the_partner() -> None:
+    result = level_result(CHANGSHU, 115, "9", "4")
+    assert next_dealer(CHANGSHU, 3, result) == 1
+
+
+def test_r_level_must_levels_are_the_levels_actually_moved() -> None:
+    # A+2 by the table for defenders on J: they take the deal and move 0 (they have not won a
+    # hand dealt at J); a dealer on 10 with D+3 moves 1 and stops on J.
+    on_j = level_result(ANHUI, 100, "8", "J")
+    assert (on_j.outcome, on_j.table_levels, on_j.levels, on_j.next_deal) == (A, 2, 0, "defenders")
+    stopped = level_result(ANHUI, 50, "T", "5")
+    assert (stopped.table_levels, stopped.levels, stopped.stopped_at) == (3, 1, rank_index("J"))
+
+
+def test_r_level_must_defenders_who_cleared_j_pass_it() -> None:
+    # Defenders on J with A+2: they stay on J unless they won a hand dealt at J before.
+    fresh = level_result(ANHUI, 100, "8", "J")
+    cleared = level_result(ANHUI, 100, "8", "J", defender_team_cleared=["J"])
+    assert (fresh.levels, fresh.defender_level_after) == (0, rank_index("J"))
+    assert (cleared.levels, cleared.defender_level_after) == (2, rank_index("K"))
+    # A cleared rank does not lift the next one: A still stops a rise from J.
+    far = level_result(ANHUI, 150, "8", "J", defender_team_cleared=["J"])
+    assert (far.table_levels, far.defender_level_after, far.stopped_at) == (
+        7,
+        rank_index("A"),
+        rank_index("A"),
+    )
+
+
+def test_r_level_must_defenders_who_cleared_a_win_the_match() -> None:
+    result = level_result(ANHUI, 100, "8", "A", defender_team_cleared=["A"])
+    assert result.match_winner == "defenders"
+
+
+@pytest.mark.parametrize(
+    ("points", "won_or_kept"),
+    [(40, True), (75, True), (80, False), (120, False)],
+)
+def test_r_level_must_a_rank_is_cleared_by_a_hand_won_there(points: int, won_or_kept: bool) -> None:
+    result = level_result(ANHUI, points, "J", "5")
+    assert clears_must_play(ANHUI, "J", result) is won_or_kept
+    assert clears_must_play(ANHUI, "T", level_result(ANHUI, points, "T", "5")) is False
+    dealt = dataclasses.replace(
+        ANHUI, level=dataclasses.replace(ANHUI.level, must_play_cleared=MustPlayCleared.DEAL)
+    )
+    assert clears_must_play(dealt, "J", result) is True

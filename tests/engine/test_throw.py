@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chaodipi.engine.cards import HEARTS, Hand, full_deck, parse_cards, rank_index
+from chaodipi.engine.cards import HEARTS, SPADES, Hand, full_deck, parse_cards, rank_index
 from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
-from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
-from chaodipi.engine.ruleset import Ruleset
+from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, ruleset_from_mapping
+from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, Ruleset, RulesetError
 from chaodipi.engine.units import canonical_split
 
 LEVEL2 = rank_index("2")
@@ -166,3 +168,88 @@ def test_r_throw_check_agrees_with_brute_force(seed: int, ruleset: Ruleset) -> N
             expected = _brute_beaters(ctx, table[seat].counts, unit.shape, unit.top)
             assert found.get((unit, seat), -1) == expected
     assert verdict.stands == (not found)
+
+
+# --- R-THROW-FORCE-TIE: tied smallest units -----------------------------------------------------
+
+SPADES_2 = trump_context(CLASSIC, LEVEL2, SPADES)
+
+
+def test_r_throw_force_tie_other_level_singles_are_each_acceptable() -> None:
+    # Trump ♠ at level 2: ♣2 and ♥2 are equal trumps, both beaten by seat 1's ♠2.
+    table = hands("C2 H2 S9", "S2 D3", "S5", "S6")
+    verdict = check_throw(SPADES_2, CLASSIC.throw, 0, parse_cards("C2 H2"), table)
+    assert [u.label() for u in verdict.forced_options] == ["♥2", "♣2"]
+    assert verdict.tied == verdict.forced_options
+    assert verdict.accepts_forced(parse_cards("C2")) and verdict.accepts_forced(parse_cards("H2"))
+    assert not verdict.accepts_forced(parse_cards("C2 H2"))
+    assert verdict.penalty == 20
+    assert "forced ♥2 (or ♣2, tied with it)" in verdict.reason
+
+
+def test_r_throw_force_tie_level_pairs_under_no_trump() -> None:
+    # No-trump at level 6: ♦6 ♦6 and ♣6 ♣6 are equal pairs, both beaten by seat 2's LJ LJ.
+    ctx = trump_context(CLASSIC, rank_index("6"), None)
+    table = hands("D6 D6 C6 C6", "S3", "LJ LJ", "S4")
+    verdict = check_throw(ctx, CLASSIC.throw, 0, parse_cards("D6 D6 C6 C6"), table)
+    assert sorted(u.label() for u in verdict.forced_options) == ["♣6 ♣6", "♦6 ♦6"]
+    assert verdict.accepts_forced(parse_cards("C6 C6")) and verdict.accepts_forced(
+        parse_cards("D6 D6")
+    )
+
+
+def test_r_throw_force_tie_only_units_of_one_shape_and_equal_order_tie() -> None:
+    # ♣2 and ♥2 tie; LJ (beaten by the big joker) is higher and is never an option.
+    table = hands("C2 H2 LJ", "S2 BJ", "S5", "S6")
+    verdict = check_throw(SPADES_2, CLASSIC.throw, 0, parse_cards("C2 H2 LJ"), table)
+    assert [u.label() for u in verdict.forced_options] == ["♥2", "♣2"]
+    assert not verdict.accepts_forced(parse_cards("LJ"))
+    # One smallest unit: no tie, one option.
+    alone = check_throw(SPADES_2, CLASSIC.throw, 0, parse_cards("C2 LJ"), table)
+    assert [u.label() for u in alone.forced_options] == ["♣2"]
+    assert "tied" not in alone.reason
+
+
+@pytest.mark.parametrize(
+    ("forced_unit", "attempt", "picked"),
+    [
+        (ForcedUnit.SMALLEST, "C2 H2", "♣2"),
+        (ForcedUnit.SMALLEST, "H2 C2", "♥2"),
+        (ForcedUnit.LOWEST_TOP, "C2 H2 LJ", "♣2"),
+        (ForcedUnit.LOWEST_BEATEN_CARD, "H2 C2", "♥2"),
+    ],
+)
+def test_r_throw_force_tie_a_variant_may_name_the_first_in_the_attempt(
+    forced_unit: ForcedUnit, attempt: str, picked: str
+) -> None:
+    rules = dataclasses.replace(
+        CLASSIC.throw, forced_unit=forced_unit, forced_tie=ForcedTie.ATTEMPT_ORDER
+    )
+    table = hands("C2 H2 S9", "S2 SA D3", "S5", "S6")
+    verdict = check_throw(SPADES_2, rules, 0, parse_cards(attempt), table)
+    assert [u.label() for u in verdict.forced_options] == [picked]
+    assert sorted(u.label() for u in verdict.tied) == ["♣2", "♥2"]
+    assert verdict.forced is not None and verdict.forced.label() == picked
+
+
+def test_r_throw_force_tie_attempt_order_of_equal_pairs_under_no_trump() -> None:
+    # The 80-fen program's examples: [♦6 ♦6 ♣6 ♣6] forces ♦6 ♦6 (its first tied unit).
+    rules = dataclasses.replace(
+        CLASSIC.throw, forced_unit=ForcedUnit.LOWEST_TOP, forced_tie=ForcedTie.ATTEMPT_ORDER
+    )
+    ctx = trump_context(CLASSIC, rank_index("6"), None)
+    table = hands("D6 D6 C6 C6", "S3", "LJ LJ", "S4")
+    for attempt, picked in (("D6 D6 C6 C6", "♦6 ♦6"), ("C6 D6 C6 D6", "♣6 ♣6")):
+        verdict = check_throw(ctx, rules, 0, parse_cards(attempt), table)
+        assert [u.label() for u in verdict.forced_options] == [picked]
+
+
+@pytest.mark.parametrize("ruleset", [CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU], ids=lambda r: r.id)
+def test_r_throw_force_tie_the_presets_accept_any_tied_unit(ruleset: Ruleset) -> None:
+    assert ruleset.throw.forced_tie is ForcedTie.ANY
+    loaded = ruleset_from_mapping({"base": ruleset.id, "throw": {"forced_tie": "attempt_order"}})
+    assert loaded.throw.forced_tie is ForcedTie.ATTEMPT_ORDER
+    with pytest.raises(
+        RulesetError, match=r"throw\.forced_tie: expected one of any, attempt_order"
+    ):
+        ruleset_from_mapping({"base": ruleset.id, "throw": {"forced_tie": "first"}})

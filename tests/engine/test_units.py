@@ -63,12 +63,6 @@ def test_r_unit_top_anhui_lists_the_whole_chain() -> None:
     assert shapes(ctx, "HK HK HA HA C6 C6 H6 H6 LJ LJ BJ BJ") == [(2, 6)]
 
 
-def test_r_unit_top_no_trump_level_pairs_do_not_link_to_jokers() -> None:
-    ctx = trump_context(CLASSIC, LEVEL6, None)
-    assert shapes(ctx, "S6 S6 LJ LJ") == [(2, 1), (2, 1)]
-    assert shapes(ctx, "LJ LJ BJ BJ") == [(2, 2)]
-
-
 def test_r_unit_cs_level_pairs_do_not_link() -> None:
     # 主牌的主對6加付對6等也不算拖拉機.
     ctx = trump_context(CHANGSHU, LEVEL6, HEARTS)
