@@ -54,7 +54,7 @@ from chaodipi.engine.cards import (
     trump_token,
 )
 from chaodipi.engine.lead import Beat, Lead, ThrowVerdict, lead_of_one_kind
-from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, next_dealer
+from chaodipi.engine.level import PAST_ACE, LevelResult, level_result, match_points, next_dealer
 from chaodipi.engine.order import SUIT_NAMES, TRUMP
 from chaodipi.engine.presets import (
     BUILTIN,
@@ -127,6 +127,7 @@ __all__ = [
     "last_trick_bonus",
     "lead_of_one_kind",
     "level_result",
+    "match_points",
     "next_dealer",
     "parse_card",
     "parse_cards",
