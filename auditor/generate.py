@@ -324,7 +324,8 @@ def fill_claims(record: records_pb2.GameRecord) -> None:
     claim.kitty_multiplier = computed.kitty_multiplier
     claim.kitty_bonus = computed.kitty_bonus
     claim.defenders_points = computed.defenders_points
-    claim.level_result.CopyFrom(computed.level_result)
+    if computed.HasField("level_result"):  # a table of match points moves no level
+        claim.level_result.CopyFrom(computed.level_result)
     if computed.HasField("next_dealer"):
         claim.next_dealer = computed.next_dealer
     claim.trump.CopyFrom(computed.trump)
