@@ -18,7 +18,7 @@ def _same(a: list[records_pb2.RecordFile], b: list[records_pb2.RecordFile]) -> N
     ]
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(record_files, min_size=1, max_size=3))
 def test_text_round_trip(records: list[records_pb2.RecordFile]) -> None:
     result = read_text(format_records(records), "generated.txt", strict=True)
@@ -26,7 +26,7 @@ def test_text_round_trip(records: list[records_pb2.RecordFile]) -> None:
     _same(result.records, records)
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(record_files, min_size=1, max_size=3), st.sampled_from(["pb", "json", "text"]))
 def test_every_output_reads_back(records: list[records_pb2.RecordFile], to: str) -> None:
     result = load_bytes(dumps(records, to), f"out.{'txt' if to == 'text' else to}", strict=True)
