@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from chaodipi.engine import Table, match_points
-from chaodipi.engine.bidding import Bid, BidKind, apply_bid, check_bid, start_bidding
+from chaodipi.engine.bidding import Bid, apply_bid, check_bid, start_bidding
 from chaodipi.engine.cards import HEARTS, SPADES, Hand, parse_cards, rank_index
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.level import level_result, next_dealer
