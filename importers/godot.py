@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from chaodipi.auditor.reading import INCOMPLETE_KEY, UNSUPPORTED_KEY
+from chaodipi.engine import Table
 from chaodipi.engine.cards import RANK_LETTERS
 from chaodipi.engine.presets import GODOT
 from chaodipi.importers import jsonpath as jp
@@ -36,6 +37,7 @@ _TRUMPS = {
     3: records_pb2.SUIT_CLUBS,
     -1: records_pb2.SUIT_NO_TRUMP,  # 公主
 }
+_TRUMP_TOKENS = {0: "S", 1: "H", 2: "D", 3: "C", -1: "NT"}
 _JOKERS = {"BlackJoker": "LJ", "RedJoker": "BJ"}  # BlackJoker is the small joker (小王)
 _RANKS = {str(n): RANK_LETTERS[n - 2] for n in range(2, 11)} | {"J": "J", "Q": "Q", "K": "K"}
 _RANKS["A"] = "A"
@@ -195,13 +197,16 @@ class _Round:
         game.claim.trump.level = level
         game.claim.trump.suit = _TRUMPS[trump]
         self._tricks(game)
+        unsupported = list(config.unsupported)
+        unmodelled = self._rank_tractor(level, trump)
+        if unmodelled:
+            unsupported.append(unmodelled)
         if r.get("_in_progress") is True:
             game.metadata[INCOMPLETE_KEY] = (
                 f"round {ctx.hand_number} was in progress when the log was written"
             )
         else:
             self._settlement(game, dealer)
-        unsupported = list(config.unsupported)
         if r.get("counter_bid_history"):
             unsupported.append("a counter-bid (反主, counter_bid_history)")
         if unsupported:
@@ -326,6 +331,27 @@ class _Round:
                 0,
                 jp.INT32,
             )
+
+    def _rank_tractor(self, level: str, trump: int) -> str:
+        """A play the program calls a tractor that the variant reads otherwise, if any.
+
+        The program links a level pair by rank with a trump pair of the next rank (What
+        differs); the variant cannot say that, so such a round is not audited.
+        """
+        table = Table(GODOT, level, _TRUMP_TOKENS[trump])
+        for t, trick in enumerate(self.round.get("tricks", [])):
+            for play in trick.get("plays", []) if isinstance(trick, dict) else []:
+                pattern = play.get("pattern") if isinstance(play, dict) else None
+                if not isinstance(pattern, str) or not pattern.startswith("Tractor("):
+                    continue
+                cards = _cards(play.get("cards"), f"{self.path}.tricks[{t}]")
+                units = table.lead(" ".join(cards)).units
+                if len(units) != 1 or not units[0].is_tractor:
+                    return (
+                        f"trick {t + 1}: the program's tractor {' '.join(cards)} (a level pair "
+                        "linked by rank) is not a tractor the godot variant can say"
+                    )
+        return ""
 
     def _settlement(self, game: records_pb2.GameRecord, dealer: int) -> None:
         """The claimed score, kitty, level change and next dealer (A.1.5)."""

@@ -327,3 +327,20 @@ def test_a_round_cut_in_its_last_trick_is_incomplete_without_a_breach() -> None:
     played["tricks"][-1]["plays"] = played["tricks"][-1]["plays"][:2]
     report = audit_game(_games(data)[0])
     assert _codes(report) == ["RECORD_INCOMPLETE"]
+
+
+def test_the_programs_rank_linked_tractor_is_unsupported_not_a_false_finding() -> None:
+    # Level 2, trump ♣: the program links the level pair ♣2♣2 with ♣3♣3 by rank; the variant
+    # cannot, so the round is UNSUPPORTED rather than a THROW_NOT_ALLOWED it never broke.
+    data = copy.deepcopy(COMPACT)
+    lead = _round(data, 1)["tricks"][0]["plays"][0]
+    lead.update(cards=["♣2", "♣2", "♣3", "♣3"], pattern="Tractor(2对)")
+    game = _games(data)[0]
+    assert game.metadata[UNSUPPORTED_KEY] == (
+        "trick 1: the program's tractor C2 C2 C3 C3 (a level pair linked by rank) is not a "
+        "tractor the godot variant can say"
+    )
+    assert _codes(audit_game(game)) == ["UNSUPPORTED"]
+    # A tractor both read alike is audited as usual.
+    lead.update(cards=["♠7", "♠7", "♠8", "♠8"])
+    assert UNSUPPORTED_KEY not in _games(data)[0].metadata
