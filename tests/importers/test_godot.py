@@ -344,3 +344,12 @@ def test_the_programs_rank_linked_tractor_is_unsupported_not_a_false_finding() -
     # A tractor both read alike is audited as usual.
     lead.update(cards=["♠7", "♠7", "♠8", "♠8"])
     assert UNSUPPORTED_KEY not in _games(data)[0].metadata
+
+
+def test_a_round_nobody_bid_is_no_trump_dealt_by_the_designated_dealer() -> None:
+    data = copy.deepcopy(COMPACT)
+    _round(data, 1).update(bid={"type": "NO_BID"}, trump_suit=-1)
+    game = _games(data)[0]
+    assert (game.context.first_hand, game.context.dealer, list(game.bids)) == (False, 1, [])
+    computed = audit_game(game).computed
+    assert (computed.dealer, computed.trump.suit) == (1, records_pb2.SUIT_NO_TRUMP)
