@@ -36,6 +36,12 @@ def replay_hand(
     ranks each team cleared before, to which this hand adds the one it clears.
     """
     replay = HandState(read, steps=steps, hand_index=hand_index, cleared=cleared)
+    if read.unsupported:
+        # Rules no ruleset field models: any check could be a false finding, so none is made.
+        replay.findings.record(
+            "UNSUPPORTED", f"{read.unsupported}; nothing is checked", audit_pb2.PHASE_DEAL
+        )
+        return report_of(replay)
     check_deal(replay)
     replay.snapshot(audit_pb2.PHASE_DEAL)
     outcome = replay_bidding(replay)
@@ -49,6 +55,8 @@ def replay_hand(
         replay.dealer = outcome.dealer
         play_tricks(replay)
         score_hand(replay)
+    if read.incomplete and not any(f.code == "RECORD_INCOMPLETE" for f in replay.findings.items):
+        replay.findings.record("RECORD_INCOMPLETE", read.incomplete, audit_pb2.PHASE_SCORING)
     return report_of(replay)
 
 

@@ -127,6 +127,9 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
         if kind is BidKind.CHAO_DI:
             _exchange(replay, event.seat, exchanges, chao_di=True)
         replay.snapshot(BIDDING)
+    if not buried and read.incomplete and not read.exchanges and not read.tricks:
+        # The source says the record stops before the dealer took the kitty: nothing to settle.
+        return None
     if not buried:
         if state.phase is Phase.DRAWING:
             state = end_drawing(state)

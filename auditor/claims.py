@@ -114,6 +114,8 @@ HAND_CLAIMS: Final[tuple[ClaimCheck, ...]] = (
         _level,
         show=describe_result,
         differs=_level_differs,
+        # A table of match points (LevelRule.match_points) is checked by scoring instead.
+        only_if_computed=True,
     ),
     ClaimCheck(
         "next_dealer",

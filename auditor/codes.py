@@ -58,6 +58,12 @@ CODES: Final[dict[str, Code]] = {
         ),
         Code("LEAD_MIXED_SUITS", BREACH, "R-LEAD", "a lead not all of one effective suit"),
         Code(
+            "THROW_NOT_ALLOWED",
+            BREACH,
+            "R-LEAD",
+            "a lead of several units where the ruleset has no throws",
+        ),
+        Code(
             "THROW_NOT_ENFORCED",
             BREACH,
             "R-THROW-CHECK",
@@ -99,7 +105,7 @@ CODES: Final[dict[str, Code]] = {
             "LEVEL_MISMATCH",
             SCORING,
             "R-LEVEL",
-            "the claimed level change (or a match's levels) is wrong",
+            "the claimed level change, match points, or a match's levels are wrong",
         ),
         Code(
             "TRUMP_MISMATCH", SCORING, "R-BID", "the claimed trump is not the one the bidding made"

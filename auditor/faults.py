@@ -15,6 +15,7 @@ too; the label names the one the fault itself must raise.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -175,6 +176,19 @@ def _lead_mixed_suits(r: Record, rng: random.Random) -> Planted | None:
     return None
 
 
+def _throw_not_allowed(r: Record, rng: random.Random) -> Planted | None:
+    # The same record under a variant without throws: its first throw is then illegal.
+    ctx = _context(r)
+    for t, trick in enumerate(r.tricks):
+        lead = trick.plays[0]
+        if len(canonical_split(ctx, _kinds(lead.attempted or lead.cards))) > 1:
+            overrides = json.loads(r.ruleset_overrides_json or "{}")
+            overrides.setdefault("throw", {})["allowed"] = False
+            r.ruleset_overrides_json = json.dumps(overrides, sort_keys=True)
+            return Planted("THROW_NOT_ALLOWED", audit_pb2.PHASE_PLAY, t, 0, lead.seat)
+    return None
+
+
 def _failed_throws(r: Record) -> list[int]:
     return [t for t, trick in enumerate(r.tricks) if trick.plays[0].attempted]
 
@@ -310,6 +324,7 @@ PLANTERS: dict[str, Callable[[Record, random.Random], Planted | None]] = {
     "BID_ILLEGAL": _bid_illegal,
     "KITTY_INVALID": _kitty_invalid,
     "LEAD_MIXED_SUITS": _lead_mixed_suits,
+    "THROW_NOT_ALLOWED": _throw_not_allowed,
     "THROW_NOT_ENFORCED": _throw_not_enforced,
     "THROW_ENFORCED_WRONGLY": _throw_enforced_wrongly,
     "FOLLOW_REVOKE": _follow_revoke,

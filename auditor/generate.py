@@ -335,7 +335,8 @@ def fill_claims(record: records_pb2.GameRecord, cleared: Cleared | None = None) 
     claim.defenders_points = computed.defenders_points
     if read.ruleset.throw.stake_charge:
         claim.stake_units = computed.stake_units
-    claim.level_result.CopyFrom(computed.level_result)
+    if computed.HasField("level_result"):  # a table of match points moves no level
+        claim.level_result.CopyFrom(computed.level_result)
     if computed.HasField("next_dealer"):
         claim.next_dealer = computed.next_dealer
     claim.trump.CopyFrom(computed.trump)

@@ -31,6 +31,15 @@ from chaodipi.v1 import records_pb2
 
 PLAYS_PER_TRICK = 8
 """Plays a trick may hold: twice a table's four, so a repeated play is still audited."""
+INCOMPLETE_KEY = "audit.incomplete"
+"""Metadata an importer sets when its source says the record stops early: the reason.
+
+The audit then reports ``RECORD_INCOMPLETE`` with it, reads the record as far as it goes
+and reports no breach that only the missing end causes (a short last trick, no bury)."""
+UNSUPPORTED_KEY = "audit.unsupported"
+"""Metadata an importer sets when the record needs rules no ruleset field models: what.
+
+The audit then reports ``UNSUPPORTED`` with it and checks nothing (no false finding)."""
 MAX_HANDS = 1000
 """Hands a match may hold (``audit_match``)."""
 
@@ -135,6 +144,8 @@ class ReadHand:
     tricks: list[ReadTrick]
     claim: records_pb2.HandClaim | None
     violations: list[Violation] = field(default_factory=list)
+    incomplete: str = ""  # INCOMPLETE_KEY: why the source says the record stops early
+    unsupported: str = ""  # UNSUPPORTED_KEY: rules the record needs that no field models
 
 
 _KIND_OF = TOKEN_KINDS.__getitem__
@@ -390,4 +401,6 @@ def read_game(
         exchanges=exchanges,
         tricks=tricks,
         claim=record.claim if record.HasField("claim") else None,
+        incomplete=record.metadata.get(INCOMPLETE_KEY, ""),
+        unsupported=record.metadata.get(UNSUPPORTED_KEY, ""),
     )

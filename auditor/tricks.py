@@ -85,7 +85,9 @@ def _play_trick(
     findings = replay.findings
     if [play.seat for play in plays] != SEAT_ORDER[leader][: len(plays)]:
         _report_turns(replay, t, plays, leader)
-    if len(plays) != 4:
+    # A record its source says stops early may end in a short trick: the end, not a breach.
+    cut = bool(replay.read.incomplete) and t == len(replay.read.tricks) - 1 and len(plays) < 4
+    if len(plays) != 4 and not cut:
         findings.record(
             "WRONG_CARD_COUNT",
             f"trick {t + 1} has {len(plays)} plays; every seat plays once",
@@ -171,6 +173,20 @@ def _check_lead(
             play=0,
         )
         split = None
+    elif verdict.code == "THROW_NOT_ALLOWED":
+        findings.record(
+            "THROW_NOT_ALLOWED",
+            f"seat {seat} led {label_cards(attempt)}: {verdict.reason}",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=0,
+            recorded=" ".join(tokens(attempt)),
+        )
+        # The follows answer the cards put down, as their units; there is no throw to check.
+        answered = table.lead(lead.cards)
+        replay.last_lead = answered
+        return answered if answered.units else None
     elif not verdict.legal:
         findings.record(
             "LEAD_MIXED_SUITS" if verdict.code == "LEAD_MIXED_SUITS" else "WRONG_CARD_COUNT",

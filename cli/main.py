@@ -45,12 +45,18 @@ def _print_report(name: str, report: audit_pb2.AuditReport) -> None:
         for v in report.rejections:
             stdout().print(f"  {user(v.field)}: {user(v.description)}")
         return
-    summary = (
-        f"defenders {computed.defenders_points} points, "
-        f"{describe_level_result(computed.level_result)}"
-        if computed.HasField("level_result")
-        else "not scored"
+    played_out = bool(computed.tricks) and all(
+        f.code != "RECORD_INCOMPLETE" for f in report.findings
     )
+    if computed.HasField("level_result"):
+        summary = (
+            f"defenders {computed.defenders_points} points, "
+            f"{describe_level_result(computed.level_result)}"
+        )
+    elif played_out:  # scored, but the table moves no level (match points, in the notes)
+        summary = f"defenders {computed.defenders_points} points"
+    else:
+        summary = "not scored"
     verdict = (
         "[green]clean[/]"
         if not report.findings

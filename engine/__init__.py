@@ -59,6 +59,7 @@ from chaodipi.engine.level import (
     LevelResult,
     clears_must_play,
     level_result,
+    match_points,
     next_dealer,
 )
 from chaodipi.engine.order import SUIT_NAMES, TRUMP
@@ -144,6 +145,7 @@ __all__ = [
     "last_trick_bonus",
     "lead_of_one_kind",
     "level_result",
+    "match_points",
     "next_dealer",
     "parse_card",
     "parse_cards",

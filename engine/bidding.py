@@ -32,6 +32,8 @@ from enum import StrEnum
 
 from chaodipi.engine.cards import (
     BIG_JOKER,
+    DIAMONDS,
+    HEARTS,
     LITTLE_JOKER,
     RANK_LETTERS,
     SUIT_LETTERS,
@@ -46,7 +48,14 @@ from chaodipi.engine.cards import (
     trump_token,
 )
 from chaodipi.engine.level import seat_by_declaration
-from chaodipi.engine.ruleset import BiddingRule, FirstHandDealer, JokerTrump, Ruleset, TrumpFallback
+from chaodipi.engine.ruleset import (
+    BiddingRule,
+    FirstHandDealer,
+    HeldCheck,
+    JokerTrump,
+    Ruleset,
+    TrumpFallback,
+)
 
 
 class BidKind(StrEnum):
@@ -270,9 +279,16 @@ def _level_index(level: int | str) -> int:
     return parse_level(level)
 
 
+JOKER_WITH = "J+"
+"""Ladder prefix of a joker shown with level cards (``J+1:*``: a joker and one level card)."""
+
+
 def _entry_name(entry: str) -> str:
     count, _, suit = entry.partition(":")
+    joker, _, count = count.rpartition("+")
     what = {"1": "one", "2": "a pair of", "3": "three"}.get(count, f"{count} of")
+    if joker:
+        what = f"a joker with {what}"
     if suit == "*":
         return f"{what} level card{'s' if count != '1' else ''} of any suit"
     if suit in ("LJ", "BJ"):
@@ -281,20 +297,27 @@ def _entry_name(entry: str) -> str:
     return f"{what} {SUIT_SYMBOLS[SUIT_LETTERS.index(suit)]} level card{plural}"
 
 
-def _ladder_place_exact(rule: BiddingRule, card: int, count: int) -> tuple[str, int] | None:
+def _ladder_place_exact(
+    rule: BiddingRule, card: int, count: int, prefix: str = ""
+) -> tuple[str, int] | None:
     """The ladder entry naming ``count`` copies of ``card`` by its own suit, or None."""
     suit = suit_of(card)
     name = ("LJ" if card == LITTLE_JOKER else "BJ") if suit is None else SUIT_LETTERS[suit]
-    entry = f"{count}:{name}"
+    entry = f"{prefix}{count}:{name}"
     return (entry, rule.ladder.index(entry)) if entry in rule.ladder else None
 
 
-def _ladder_place(rule: BiddingRule, card: int, count: int) -> tuple[str, int] | None:
-    """The ladder entry and place of ``count`` copies of ``card`` (a suit, else ``*``)."""
-    place = _ladder_place_exact(rule, card, count)
+def _ladder_place(
+    rule: BiddingRule, card: int, count: int, prefix: str = ""
+) -> tuple[str, int] | None:
+    """The ladder entry and place of ``count`` copies of ``card`` (a suit, else ``*``).
+
+    ``prefix`` is ``JOKER_WITH`` when a joker is shown with them.
+    """
+    place = _ladder_place_exact(rule, card, count, prefix)
     if place is not None or suit_of(card) is None:
         return place
-    entry = f"{count}:*"
+    entry = f"{prefix}{count}:*"
     return (entry, rule.ladder.index(entry)) if entry in rule.ladder else None
 
 
@@ -303,8 +326,40 @@ def _locked_place(rule: BiddingRule, standing: StandingBid) -> tuple[str, int] |
 
     A ladder that does not rank pairs by suit places it on ``2:*``.
     """
-    count = int(standing.entry.partition(":")[0]) + 1
-    return _ladder_place(rule, standing.card, count)
+    head = standing.entry.partition(":")[0]
+    prefix = JOKER_WITH if head.startswith(JOKER_WITH) else ""
+    count = int(head.removeprefix(JOKER_WITH)) + 1
+    return _ladder_place(rule, standing.card, count, prefix)
+
+
+def _bid_shape(rule: BiddingRule, cards: Sequence[int]) -> tuple[int | None, int, int] | str:
+    """``(joker, card, count)`` of a bid's cards: ``count`` copies of ``card``, with one
+    ``joker`` shown beside them where the ladder has ``J+`` entries; or why they are none."""
+    card = cards[0]
+    if all(k == card for k in cards):
+        return None, card, len(cards)
+    if any(entry.startswith(JOKER_WITH) for entry in rule.ladder):
+        jokers = [k for k in cards if suit_of(k) is None]
+        others = [k for k in cards if suit_of(k) is not None]
+        if len(jokers) == 1 and all(k == others[0] for k in others):
+            return jokers[0], others[0], len(others)
+        return (
+            "a bid shows copies of one card, or one joker with copies of one level card, "
+            f"not {label_cards(cards)}"
+        )
+    return f"a bid shows copies of one card, not {label_cards(cards)}"
+
+
+def _colour_reason(joker: int, card: int) -> str | None:
+    """Why a joker may not show with ``card`` (BJ is red: ♥ ♦; LJ is black: ♠ ♣), or None."""
+    red = suit_of(card) in (HEARTS, DIAMONDS)
+    if (joker == BIG_JOKER) == red:
+        return None
+    suits = "♥ or ♦" if joker == BIG_JOKER else "♠ or ♣"
+    return (
+        f"{card_label(joker)} shows only with {suits} level cards "
+        f"(the joker's colour must match), not {card_label(card)}"
+    )
 
 
 def _allowed(rule: BiddingRule, kind: BidKind) -> tuple[str, ...]:
@@ -354,13 +409,25 @@ def _flip_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
     return None
 
 
-def _held_reason(state: BiddingState, bid: Bid, card: int, held: Sequence[int]) -> str | None:
+def _held_reason(
+    rule: BiddingRule,
+    state: BiddingState,
+    bid: Bid,
+    card: int,
+    count: int,
+    held: Sequence[int],
+) -> str | None:
+    """Why the bidder cannot show ``count`` copies of ``card`` (``BiddingRule.held_check``)."""
     if bid.drawn_count is not None and not 0 <= bid.drawn_count <= len(held):
         return f"drawn_count {bid.drawn_count} does not fit a hand of {len(held)} cards"
     pool = held if bid.drawn_count is None else held[: bid.drawn_count]
     have = sum(1 for k in pool if k == card)
-    used = sum(1 for seat, k in state.shown if seat == bid.seat and k == card)
-    if have - used >= len(bid.cards):
+    if rule.held_check is HeldCheck.EACH_CARD:
+        # Each shown card is looked up in the hand on its own: one copy shows a pair too.
+        used, count = 0, 1
+    else:
+        used = sum(1 for seat, k in state.shown if seat == bid.seat and k == card)
+    if have - used >= count:
         return None
     where = (
         "in the hand"
@@ -468,20 +535,26 @@ def check_bid(
         return "a bid shows at least one card"
     if bid.kind is BidKind.KITTY_FLIP:
         return _flip_reason(ruleset, state, bid)
-    card = bid.cards[0]
-    if any(k != card for k in bid.cards):
-        return f"a bid shows copies of one card, not {label_cards(bid.cards)}"
+    rule = ruleset.bidding
+    shape = _bid_shape(rule, bid.cards)
+    if isinstance(shape, str):
+        return shape
+    joker, card, count = shape
     level = state.level_for(bid.seat)
     if suit_of(card) is not None and rank_of(card) != level:
         whose = f"team {bid.seat % 2}'s level" if state.team_levels is not None else "level"
         return f"{card_label(card)} is not a level card ({whose} {RANK_LETTERS[level]})"
-    reason = _held_reason(state, bid, card, held)
+    reason = _held_reason(rule, state, bid, card, count, held)
+    if reason is None and joker is not None:
+        reason = _held_reason(rule, state, bid, joker, 1, held)
+    if reason is None and joker is not None and rule.joker_colour_match:
+        reason = _colour_reason(joker, card)
     if reason is not None:
         return reason
     if bid.kind is BidKind.LOCK:
         return _lock_reason(ruleset, state, bid, card)
-    place = _ladder_place(ruleset.bidding, card, len(bid.cards))
-    allowed = _allowed(ruleset.bidding, bid.kind)
+    place = _ladder_place(rule, card, count, "" if joker is None else JOKER_WITH)
+    allowed = _allowed(rule, bid.kind)
     if place is None or place[0] not in allowed:
         names = "; ".join(_entry_name(e) for e in allowed)
         joker_declares = bid.kind is BidKind.DECLARE and suit_of(card) is None
@@ -528,10 +601,13 @@ def apply_bid(
     if reason is not None:
         raise BidError(reason)
     bids = (*state.bids, bid)
-    card = bid.cards[0]
     if bid.kind is BidKind.KITTY_FLIP:
-        return dataclasses.replace(state, flips=(*state.flips, (bid.seat, card)), bids=bids)
-    shown = (*state.shown, *((bid.seat, card) for _ in bid.cards))
+        flip = (bid.seat, bid.cards[0])
+        return dataclasses.replace(state, flips=(*state.flips, flip), bids=bids)
+    shape = _bid_shape(ruleset.bidding, bid.cards)
+    assert not isinstance(shape, str)  # check_bid has accepted it
+    joker, card, count = shape
+    shown = (*state.shown, *((bid.seat, k) for k in bid.cards))
     unchecked = state.draw_unchecked + int(state.phase is Phase.DRAWING and bid.drawn_count is None)
     standing = state.standing
     if bid.kind is BidKind.LOCK and standing is not None:
@@ -543,7 +619,8 @@ def apply_bid(
             draw_unchecked=unchecked,
             bids=bids,
         )
-    entry, rank = _ladder_place(ruleset.bidding, card, len(bid.cards)) or ("", -1)
+    prefix = "" if joker is None else JOKER_WITH
+    entry, rank = _ladder_place(ruleset.bidding, card, count, prefix) or ("", -1)
     chao_di = bid.kind is BidKind.CHAO_DI
     raises_stake = ruleset.bidding.overcall_adds_stake and bid.kind is not BidKind.DECLARE
     # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).

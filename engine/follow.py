@@ -5,10 +5,11 @@ led suit is a tuple walked from the lead's full shape down to single cards —
 how many of the lead's tractors are answered by tractors of the same width and
 length (larger tractors first; with ``follow_shorter_tractors`` an unanswered
 tractor then asks for one a pair shorter; without ``throw_tractor_duty`` a thrown
-tractor asks only for its pairs), then triples (三条), then pairs
-(two cards of a triple count as a pair); single cards need no count. Suit duty
-is checked first (a revoke); then a play is illegal iff its score is below the
-best score any selection of as many led-suit cards from the same hand reaches.
+tractor asks only for its pairs, without ``tractor_duty`` every tractor does),
+then triples (三条), then pairs (two cards of a triple count as a pair); single
+cards need no count. Suit duty is checked first (a revoke); then a play is
+illegal iff its score is below the best score any selection of as many led-suit
+cards from the same hand reaches.
 
 >>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
@@ -117,15 +118,17 @@ def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]
     return lambda counts: tuple(counts[k] for k in kinds)
 
 
-def _format(units: Sequence[Unit], shorter_tractors: bool, throw_tractors: bool) -> _Format:
+def _format(
+    units: Sequence[Unit], shorter_tractors: bool, throw_tractors: bool, tractors: bool = True
+) -> _Format:
     shapes: tuple[tuple[int, int], ...]
-    if len(units) == 1:
-        shapes = (units[0].shape,)
-    elif throw_tractors:
-        shapes = tuple(sorted(u.shape for u in units))
-    else:
-        # No tractor duty inside a throw: each thrown tractor is owed as its sets.
+    if not tractors or (len(units) > 1 and not throw_tractors):
+        # No tractor duty (at all, or inside a throw): each tractor is owed as its sets.
         shapes = tuple(sorted((u.width, 1) for u in units for _ in u.kinds))
+    elif len(units) == 1:
+        shapes = (units[0].shape,)
+    else:
+        shapes = tuple(sorted(u.shape for u in units))
     key = (shapes, shorter_tractors)
     fmt = _FORMATS.get(key)
     if fmt is None:
@@ -305,7 +308,9 @@ def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
             _LEADS.clear()
         tables = _tables(ctx)
         s = ctx.suit[lead_units[0].kinds[0]]
-        fmt = _format(lead_units, ctx.follow_shorter_tractors, ctx.throw_tractor_duty)
+        fmt = _format(
+            lead_units, ctx.follow_shorter_tractors, ctx.throw_tractor_duty, ctx.tractor_duty
+        )
         lead = _LEADS[key] = _Lead(
             suit=s,
             size=sum(u.size for u in lead_units),

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from chaodipi.engine.cards import RANK_LETTERS, parse_level
-from chaodipi.engine.ruleset import MustPlayCleared, NextDealer, Outcome, PassingAce, Ruleset
+from chaodipi.engine.ruleset import (
+    LevelBand,
+    MustPlayCleared,
+    NextDealer,
+    Outcome,
+    PassingAce,
+    Ruleset,
+)
 
 Team = Literal["dealer", "defenders"]
 
@@ -80,18 +87,30 @@ def _rise(
 ) -> tuple[int, int, int | None, bool]:
     """A team's rise: (new level, levels moved, must-play stop, passed A)."""
     rule = ruleset.level
+    ace = RANK_LETTERS.index("A")
+    if rule.rungs:
+        # A speed ladder: any rise is one rung up, and past the last rung wins the match.
+        if levels <= 0:
+            return level, 0, None, False
+        rung = next((r for r in (RANK_LETTERS.index(x) for x in rule.rungs) if r > level), None)
+        if rung is None:
+            return PAST_ACE, PAST_ACE - level, None, True
+        return rung, rung - level, None, False
     target = level + levels
     if levels > 0:
         for rank in sorted(RANK_LETTERS.index(r) for r in rule.must_play):
             if rank in cleared:
                 continue
             # Passing a must-play rank needs a hand won as dealer on it; landing on it is fine.
-            if level < rank < target or (rank == level and not deals_now):
+            held = rank == level and not deals_now and rule.must_play_hold
+            if level < rank < target or held:
                 return rank, rank - level, rank, False
-    if target <= RANK_LETTERS.index("A"):
+    if target <= ace:
         return target, levels, None, False
     if rule.passing_ace is PassingAce.WRAP:
         return target % len(RANK_LETTERS), levels, None, False
+    if rule.passing_ace is PassingAce.STOP_AT_ACE and level < ace:
+        return ace, ace - level, None, False
     return PAST_ACE, levels, None, True
 
 
@@ -124,11 +143,9 @@ def level_result(
     """
     dealer = _level("dealer", dealer_team_level)
     defender = _level("defenders", defender_team_level)
-    points = max(defenders_points, 0)
-    band = next((b for b in ruleset.level.bands if b.covers(points)), None)
-    if band is None:
-        raise ValueError(f"{ruleset.id}: no level band covers {points} points")
-    n = band.levels_for(points)
+    if ruleset.level.match_points:
+        raise ValueError(f"{ruleset.id}: the table gives match points, not levels (match_points)")
+    band, n = _band(ruleset, defenders_points)
     if band.outcome is Outcome.DEALER_WINS_MATCH:
         return LevelResult(band.outcome, n, 0, dealer, defender, "dealer", "dealer")
     if band.outcome is Outcome.DEALER_UP:
@@ -185,6 +202,35 @@ def clears_must_play(ruleset: Ruleset, dealt_level: int | str, result: LevelResu
     return rule.must_play_cleared is MustPlayCleared.DEAL or result.next_deal == "dealer"
 
 
+def _band(ruleset: Ruleset, defenders_points: int) -> tuple[LevelBand, int]:
+    """The level band of the defenders' points (below 0 read as 0) and its n."""
+    points = max(defenders_points, 0)
+    band = next((b for b in ruleset.level.bands if b.covers(points)), None)
+    if band is None:
+        raise ValueError(f"{ruleset.id}: no level band covers {points} points")
+    return band, band.levels_for(points)
+
+
+def match_points(ruleset: Ruleset, defenders_points: int) -> tuple[Team, int]:
+    """The side that scores and its points for the deal, where the table gives match points.
+
+    ``LevelRule.match_points`` (Botzone's EndGame): a ``dealer_up`` band gives the dealer's
+    side n points, a ``defenders_up`` band the defenders; the other side scores 0.
+
+    >>> from chaodipi.engine.presets import BOTZONE
+    >>> match_points(BOTZONE, 35), match_points(BOTZONE, 120)
+    (('dealer', 2), ('defenders', 2))
+    """
+    if not ruleset.level.match_points:
+        raise ValueError(f"{ruleset.id}: the table gives levels, not match points")
+    band, n = _band(ruleset, defenders_points)
+    if band.outcome is Outcome.DEALER_UP:
+        return "dealer", n
+    if band.outcome is Outcome.DEFENDERS_UP:
+        return "defenders", n
+    raise ValueError(f"{ruleset.id}: a match-points band is dealer_up or defenders_up")
+
+
 def seat_by_declaration(holding_team: int, declarer: int) -> int:
     """自放自打, 上放下打: the holding team's declarer deals; else the member after the declarer."""
     return declarer if declarer % 2 == holding_team else (declarer + 1) % 4
@@ -196,7 +242,8 @@ def next_dealer(
     """The seat that deals the next hand (R-MATCH-DEALER).
 
     ``PARTNER_OR_NEXT``: a kept deal (D+n, D+0 too) passes to the dealer's partner, a
-    lost one to the dealer's 下家. ``BY_DECLARATION`` (anhui): the seat follows from
+    lost one to the dealer's 下家; ``SAME_OR_NEXT``: a kept deal stays with the dealer.
+    ``BY_DECLARATION`` (anhui): the seat follows from
     who declared in the next hand (``declarer_next_hand``; for a kitty flip, the seat
     whose flip decided). None when that is not known, or when the match is over (the
     next match's first hand picks its dealer by bidding).
@@ -213,6 +260,8 @@ def next_dealer(
     keeps = result.next_deal == "dealer"
     if ruleset.level.next_dealer is NextDealer.PARTNER_OR_NEXT:
         return (dealer + 2) % 4 if keeps else (dealer + 1) % 4
+    if ruleset.level.next_dealer is NextDealer.SAME_OR_NEXT:
+        return dealer if keeps else (dealer + 1) % 4
     if declarer_next_hand is None:
         return None
     holding_team = dealer % 2 if keeps else (dealer + 1) % 2

@@ -45,8 +45,8 @@ class TrumpContext:
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
     each step of effective suit ``s``, low to high; ``link_up[k]`` the kinds on the
     next step whose pairs extend a tractor from a pair of ``k``.
-    ``follow_shorter_tractors`` and ``throw_tractor_duty`` carry the order rule's
-    follow duty (R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN).
+    ``follow_shorter_tractors``, ``throw_tractor_duty`` and ``tractor_duty`` carry the
+    order rule's follow duty (R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN).
     """
 
     level: int
@@ -59,6 +59,7 @@ class TrumpContext:
     is_trump: tuple[bool, ...]
     follow_shorter_tractors: bool = False
     throw_tractor_duty: bool = True
+    tractor_duty: bool = True
     throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
 
     def beats(self, challenger: int, holder: int) -> bool:
@@ -142,6 +143,7 @@ def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
         is_trump=tuple(s == TRUMP for s in suit),
         follow_shorter_tractors=order.follow_shorter_tractors,
         throw_tractor_duty=order.throw_tractor_duty,
+        tractor_duty=order.tractor_duty,
         throw_compare=order.throw_compare,
     )
 

@@ -2,8 +2,9 @@
 
 The four seed rulesets (``classic``, ``shuangsheng``, ``anhui``, ``changshu``) and the foreign
 programs' (``eighty``: the 80-fen-shengji web game, ``shanghai-80fen-0.7.14-v1``; ``botzone``: the
-Botzone 双升 judger of Tractor-RL) are values here; ``PRESETS`` is a read-only mapping of them by
-id. A house variant is built on purpose from one of them, from a mapping or a TOML/JSON text:
+Botzone 双升 judger of Tractor-RL; ``godot``: the shengji-godot game) are values here;
+``PRESETS`` is a read-only mapping of them by id. A house variant is built on purpose from one
+of them, from a mapping or a TOML/JSON text:
 
 >>> get_ruleset("eighty").kitty.per_card
 2
@@ -24,7 +25,9 @@ from typing import Any, Final
 from chaodipi.engine.ruleset import (
     BiddingRule,
     FirstHandDealer,
+    ForcedTie,
     ForcedUnit,
+    HeldCheck,
     JokerTrump,
     KittyRule,
     LevelBand,
@@ -217,8 +220,8 @@ CHANGSHU = Ruleset(
 )
 
 # The foreign programs' rulesets: the rules each program's code applies (docs/foreign-formats.md
-# §1.7 and §2.5). Where a program's code departs from its own rules by a bug, the ruleset keeps
-# ours; docs/foreign-formats.md (§ What differs) lists those cases.
+# §1.7, §2.5 and §3.5). Where a program's code departs from its own rules by a bug, the ruleset
+# keeps ours; docs/foreign-formats.md (§ What differs) lists those cases.
 
 # Neither program ranks level pairs by suit: every level pair is one rung (strength 2).
 _PAIR_BIDS = ("2:*", "2:LJ", "2:BJ")
@@ -234,7 +237,12 @@ EIGHTY = dataclasses.replace(
         throw_compare=ThrowCompare.HIGHEST_CARD,  # resolveTrick: same signature, higher top
     ),
     # adjudicateThrow forces the lowest-top part of the whole throw; "There is no point fine".
-    throw=ThrowRule(forced_unit=ForcedUnit.LOWEST_TOP, penalty_per_card=0),
+    # adjudicateThrow: equal tops go in the order the leader listed the cards (R-THROW-FORCE-TIE).
+    throw=ThrowRule(
+        forced_unit=ForcedUnit.LOWEST_TOP,
+        forced_tie=ForcedTie.ATTEMPT_ORDER,
+        penalty_per_card=0,
+    ),
     # scoreDeal: multiplier = 2 * the cards of the last lead, a throw's too.
     kitty=KittyRule(per_card=2, throw_per_card=2),
     level=LevelRule(
@@ -283,7 +291,7 @@ BOTZONE = dataclasses.replace(
     # tractor 2 a card.
     kitty=KittyRule(single=2, pair=4, triple=4, tractor=4, tractor_per_pair=True, per_card=1),
     level=LevelRule(
-        # Botzone's match points for the deal (EndGame), read as levels.
+        # Botzone's match points for the deal (EndGame): banker side 3/2/1, defenders 1/2/3.
         bands=(
             LevelBand(0, 0, Outcome.DEALER_UP, 3),
             LevelBand(5, 35, Outcome.DEALER_UP, 2),
@@ -292,6 +300,7 @@ BOTZONE = dataclasses.replace(
             LevelBand(120, 155, Outcome.DEFENDERS_UP, 2),
             LevelBand(160, None, Outcome.DEFENDERS_UP, 3),
         ),
+        match_points=True,
     ),
     bidding=BiddingRule(
         ladder=("1:*", *_PAIR_BIDS),
@@ -306,6 +315,52 @@ BOTZONE = dataclasses.replace(
         fallback_first_hand=TrumpFallback.RECORDED,  # a seeded random banker and suit
         fallback_later_hands=TrumpFallback.RECORDED,
         max_overcalls=1,  # banking["snatched"]: one snatch a deal
+        # checkBanker tests each shown id with `in`: the caller may show its card again.
+        held_check=HeldCheck.EACH_CARD,
+    ),
+    reconstructed=(),
+)
+
+# shengji-godot's v1 logger (docs/foreign-formats.md §3): its terminal host's rule_config.
+GODOT = dataclasses.replace(
+    CLASSIC,
+    id="godot",
+    name="shengji-godot (rule_config: no dumps, joker bids, must-play 5 10 K)",
+    # card_pattern.gd: no joker or level pair links, but exactly BJ BJ LJ LJ is a tractor;
+    # _check_follow_structure asks a follower for pairs only, never a tractor.
+    order=dataclasses.replace(CLASSIC.order, tractor_links=(("BJ", "LJ"),), tractor_duty=False),
+    throw=ThrowRule(allowed=False, penalty_per_card=0),  # allow_dump = false
+    # get_bottom_multiplier of the winning play: single 1, pair 2, tractor 2 a pair.
+    kitty=KittyRule(single=1, pair=2, triple=2, tractor=2, tractor_per_pair=True),
+    level=LevelRule(
+        bands=(
+            LevelBand(0, 0, Outcome.DEALER_UP, 3),
+            LevelBand(5, 35, Outcome.DEALER_UP, 2),
+            LevelBand(40, 75, Outcome.DEALER_UP, 1),
+            LevelBand(80, 115, Outcome.SWAP),
+            LevelBand(120, 155, Outcome.DEFENDERS_UP, 1),
+            LevelBand(160, 195, Outcome.DEFENDERS_UP, 2),
+            LevelBand(200, None, Outcome.DEFENDERS_UP, 3),
+        ),
+        passing_ace=PassingAce.STOP_AT_ACE,  # apply_upgrade caps at A; at A a rise wins
+        must_play=("5", "T", "K"),  # no_skip_ranks: a rise stops on them
+        must_play_hold=False,  # v1's apply_upgrade: nothing holds a team on one
+        next_dealer=NextDealer.SAME_OR_NEXT,  # new_dealer: kept -1 (same seat), else 下家
+    ),
+    bidding=BiddingRule(
+        # bid_requires_joker: a joker with level cards of its colour's suit, or a joker pair
+        # (公主, no-trump); the first valid bid wins and its bidder deals.
+        ladder=("J+1:*", "J+2:*", "2:LJ", "2:BJ"),
+        declare_bids=("J+1:*", "J+2:*", "2:LJ", "2:BJ"),
+        overcall_bids=(),
+        chao_di_bids=(),
+        lock=False,
+        big_joker_trump=JokerTrump.NO_TRUMP,
+        little_joker_trump=JokerTrump.NO_TRUMP,
+        first_hand_dealer=FirstHandDealer.BID_WINNER,
+        fallback_first_hand=TrumpFallback.NO_TRUMP,  # nobody bids: no-trump
+        fallback_later_hands=TrumpFallback.NO_TRUMP,
+        joker_colour_match=True,  # trump_joker_color_match
     ),
     reconstructed=(),
 )
@@ -315,9 +370,9 @@ BUILTIN: Final[tuple[str, ...]] = ("classic", "shuangsheng", "anhui", "changshu"
 """The four rulesets read from the source texts (docs/rules.md)."""
 
 PRESETS: Final[Mapping[str, Ruleset]] = MappingProxyType(
-    {r.id: r for r in (CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU, EIGHTY, BOTZONE)}
+    {r.id: r for r in (CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU, EIGHTY, BOTZONE, GODOT)}
 )
-"""Every preset by id, read-only: the four of ``BUILTIN`` and the foreign programs' two."""
+"""Every preset by id, read-only: the four of ``BUILTIN`` and the foreign programs' three."""
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:

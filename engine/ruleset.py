@@ -76,12 +76,14 @@ class PassingAce(StrEnum):
 
     WRAP = "wrap"  # back to 2, play goes on
     WIN_MATCH = "win_match"  # the first team past A wins
+    STOP_AT_ACE = "stop_at_ace"  # a rise stops on A; a team on A that rises wins the match
 
 
 class NextDealer(StrEnum):
     """How the next dealer is chosen (R-MATCH-DEALER)."""
 
     PARTNER_OR_NEXT = "partner_or_next"  # kept deal: partner; lost deal: dealer's 下家
+    SAME_OR_NEXT = "same_or_next"  # kept deal: the same seat; lost deal: dealer's 下家
     BY_DECLARATION = "by_declaration"  # anhui: 自放自打 / 上放下打, fixed by the next bidding
 
 
@@ -115,6 +117,13 @@ class FirstHandLevels(StrEnum):
 
     OWN_TEAM = "own_team"  # each bid shows its bidder's team's level card; the dealer's is played
     UNSUPPORTED = "unsupported"  # the texts do not say: the audit reports the hand unsupported
+
+
+class HeldCheck(StrEnum):
+    """How a bid's cards are checked against the bidder's hand (R-BID)."""
+
+    COPIES = "copies"  # the copies shown are held and not shown before (亮过主的牌不能再次亮主)
+    EACH_CARD = "each_card"  # each card shown is held; a held card may show again, twice too
 
 
 class JokerTrump(StrEnum):
@@ -169,16 +178,19 @@ class OrderRule:
     follow_shorter_tractors: bool = False  # an unanswered tractor asks for one a pair shorter
     throw_tractor_duty: bool = True  # False: a thrown tractor is owed only as pairs
     throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
+    tractor_duty: bool = True  # False: a led tractor is owed only as its pairs
 
 
 @dataclass(frozen=True, slots=True)
 class ThrowRule:
-    """Throws (甩牌): the forced unit, its tie-break and the penalty (R-THROW).
+    """Throws (甩牌): whether they exist, the forced unit, its tie-break and the penalty (R-THROW).
 
+    With ``allowed`` false a lead of two or more units is illegal, never a throw.
     ``stake_charge`` names the table-stake charge of a failed throw (``half``: shuangsheng's
     half stake, 底金); each failed throw is one such unit, counted apart from the score.
     """
 
+    allowed: bool = True
     forced_unit: ForcedUnit = ForcedUnit.SMALLEST
     forced_tie: ForcedTie = ForcedTie.ANY
     penalty_per_card: int = 10
@@ -214,10 +226,16 @@ class LevelRule:
     """Level change, passing A and the next dealer (R-LEVEL, R-MATCH).
 
     ``must_play`` ranks may not be skipped: a rise stops on the first one it would
-    pass, and a team on one rises past it only by winning a hand it deals there
-    (anhui J and A; the 80-fen program's gates 2, 5, 10, K). Such a win (or, with
-    ``must_play_cleared = deal``, any hand dealt there) clears the rank for the rest
-    of the match: a team that cleared it and sits on it as defenders passes it too.
+    pass, and (``must_play_hold``) a team on one rises past it only by winning a hand
+    it deals there (anhui J and A; the 80-fen program's gates 2, 5, 10, K). Such a win
+    (or, with ``must_play_cleared = deal``, any hand dealt there) clears the rank for the
+    rest of the match: a team that cleared it and sits on it as defenders passes it too.
+    ``rungs``, when set, replace the steps of a rise: a side that rises moves to the
+    next rung above its level, however many levels the table gives, and past the last
+    rung wins the match; ``must_play`` is then not read (the 80-fen speed run).
+    ``match_points``: the table's n are points for the deal, not levels (Botzone's
+    EndGame): ``dealer_up`` n gives the dealer's side n points, ``defenders_up`` n the
+    defenders; no level moves and no next dealer follows.
     """
 
     bands: tuple[LevelBand, ...]
@@ -226,6 +244,9 @@ class LevelRule:
     must_play_cleared: MustPlayCleared = MustPlayCleared.WIN
     next_dealer: NextDealer = NextDealer.PARTNER_OR_NEXT
     first_level: str = "2"
+    must_play_hold: bool = True
+    rungs: tuple[str, ...] = ()
+    match_points: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +255,10 @@ class BiddingRule:
 
     ``ladder`` lists bid shapes from low to high as ``"<count>:<suit>"``: ``count``
     copies of one level card of suit S, H, C or D, ``*`` for a level card of any suit
-    (all equal), or ``count`` copies of a joker, LJ or BJ. ``declare_bids``,
+    (all equal), or ``count`` copies of a joker, LJ or BJ; ``"J+<count>:<suit>"`` is
+    one joker shown with ``count`` copies of a level card (its suit is trump), the
+    joker's colour matching the suit's when ``joker_colour_match`` (BJ with ♥ ♦, LJ
+    with ♠ ♣). ``held_check`` says how the shown cards must be held. ``declare_bids``,
     ``overcall_bids`` and ``chao_di_bids`` name the ladder entries each kind of bid
     may show; an empty ``chao_di_bids`` means no 炒底. An overcall must stand strictly
     higher on the ladder than the standing bid; a locked declaration stands as the
@@ -260,6 +284,8 @@ class BiddingRule:
     fallback_kitty_index: int = 3  # 1-based: 正数第三张
     overcall_adds_stake: bool = False  # changshu 反主加分: every overcall and 抄底 adds one
     max_overcalls: int | None = None
+    held_check: HeldCheck = HeldCheck.COPIES
+    joker_colour_match: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +339,7 @@ _ENUMS: dict[str, type[StrEnum]] = {
     "FirstHandDealer": FirstHandDealer,
     "FirstHandLevels": FirstHandLevels,
     "JokerTrump": JokerTrump,
+    "HeldCheck": HeldCheck,
 }
 
 
@@ -459,9 +486,12 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
             raise RulesetError(
                 f"{where}.order.tractor_links: ({upper!r}, {lower!r}) names no place"
             )
-    for rank in (*ruleset.level.must_play, ruleset.level.first_level):
+    for rank in (*ruleset.level.must_play, *ruleset.level.rungs, ruleset.level.first_level):
         if rank not in RANK_LETTERS:
             raise RulesetError(f"{where}.level: {rank!r} is not a rank")
+    rungs = [RANK_LETTERS.index(r) for r in ruleset.level.rungs]
+    if rungs != sorted(set(rungs)):
+        raise RulesetError(f"{where}.level.rungs: the rungs must rise, each rank once")
     penalty = ruleset.throw.penalty_per_card
     if penalty < 0 or penalty % 5:
         # Every other score is a multiple of 5, and the level bands tile points in steps of 5.
@@ -503,10 +533,17 @@ def _validate_bidding(ruleset: Ruleset, where: str) -> None:
     rule = ruleset.bidding
     for entry in rule.ladder:
         count, _, suit = entry.partition(":")
-        if not count.isdigit() or not 1 <= int(count) <= ruleset.decks or suit not in _BID_SUITS:
+        joker, plus, count = count.rpartition("+")
+        if (
+            not count.isdigit()
+            or not 1 <= int(count) <= ruleset.decks
+            or suit not in _BID_SUITS
+            or (plus and (joker != "J" or suit in ("LJ", "BJ")))
+        ):
             raise RulesetError(
-                f"{where}.ladder: {entry!r} is not '<count>:<suit>' with a count of 1-"
-                f"{ruleset.decks} and a suit of {', '.join(_BID_SUITS)}"
+                f"{where}.ladder: {entry!r} is not '<count>:<suit>' (or 'J+<count>:<suit>', "
+                f"a joker with level cards) with a count of 1-{ruleset.decks} and a suit of "
+                f"{', '.join(_BID_SUITS)}"
             )
     if len(set(rule.ladder)) != len(rule.ladder):
         raise RulesetError(f"{where}.ladder: an entry is listed twice")

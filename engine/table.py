@@ -24,6 +24,7 @@ from chaodipi.engine.cards import (
     RANK_LETTERS,
     Cards,
     Hand,
+    label_cards,
     parse_cards,
     parse_level,
     parse_trump,
@@ -104,14 +105,26 @@ class Table:
         """Whether ``cards`` may be led (all one effective suit, R-LEAD) with ``split``.
 
         A declared split must cut the lead into units, no more of them than the canonical
-        split has (R-UNIT-SPLIT).
+        split has (R-UNIT-SPLIT); a ruleset without throws (``throw.allowed`` false) takes
+        one unit only.
 
         >>> from chaodipi.engine.presets import CLASSIC
         >>> Table(CLASSIC, "2", "S").check_lead("D5 S5").reason
         'a lead must be of one suit but mixes ♦ (♦5), trumps (♠5)'
         """
         parts = None if split is None else [_kinds(part) for part in split]
-        return check_lead(self.context, _kinds(cards), parts) or LEGAL
+        kinds = _kinds(cards)
+        verdict = check_lead(self.context, kinds, parts)
+        if verdict is not None or self.ruleset.throw.allowed:
+            return verdict or LEGAL
+        units = lead_units(self.context, kinds, parts)
+        if len(units) < 2:
+            return LEGAL
+        return Verdict(
+            "THROW_NOT_ALLOWED",
+            f"{label_cards(kinds)} is a {Lead(units).describe()}; {self.ruleset.id} has no throws "
+            "(lead one single, pair or tractor)",
+        )
 
     def throw(
         self,

@@ -19,6 +19,7 @@ RULES: Final = {
     "LEAD_EMPTY": "R-LEAD",
     "LEAD_MIXED_SUITS": "R-LEAD",
     "SPLIT_INVALID": "R-UNIT-SPLIT",
+    "THROW_NOT_ALLOWED": "R-LEAD",
     "WRONG_CARD_COUNT": "R-FOLLOW",
     "FOLLOW_REVOKE": "R-FOLLOW-SUIT",
     "FOLLOW_SHAPE": "R-FOLLOW-SHAPE",
@@ -34,7 +35,8 @@ class Verdict:
 
     ``code`` is empty for a legal play; otherwise one of ``RULES``: ``LEAD_EMPTY``,
     ``LEAD_MIXED_SUITS`` (not all one effective suit), ``SPLIT_INVALID`` (a declared split
-    that does not fit), ``WRONG_CARD_COUNT``, ``FOLLOW_REVOKE`` (did not follow suit while
+    that does not fit), ``THROW_NOT_ALLOWED`` (several units where the ruleset has no
+    throws), ``WRONG_CARD_COUNT``, ``FOLLOW_REVOKE`` (did not follow suit while
     able) or ``FOLLOW_SHAPE`` (did not play a tractor, triple or pair while able).
     """
 

@@ -1,15 +1,16 @@
 """Importers: game logs from many places turned into ``chaodipi.v1`` records.
 
 Formats: ``text`` (our notation, docs/notation.md), ``pb`` (protobuf binary), ``json``
-(protobuf JSON), ``eighty`` (the 80-fen-shengji ``eighty-completed-deal`` v2 replay) and
-``botzone`` (Botzone 双升 judger logs); see docs/foreign-formats.md for the foreign ones.
+(protobuf JSON), ``eighty`` (the 80-fen-shengji ``eighty-completed-deal`` v2 replay),
+``botzone`` (Botzone 双升 judger logs) and ``godot`` (shengji-godot game logs, one record a
+round); see docs/foreign-formats.md for the foreign ones.
 
 >>> result = load_bytes(b'[Game "g1"]\\n[Ruleset "classic"]\\n', "g1.txt")
 >>> result.records[0].game.ruleset, result.errors
 ('classic', [])
 
 Every reader is pure; only ``load`` and ``write`` touch files. A foreign record names its
-program's preset (``eighty``, ``botzone``), which the engine knows like every other.
+program's preset (``eighty``, ``botzone``, ``godot``), which the engine knows like every other.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi.auditor.reading import load_json
-from chaodipi.importers import botzone, eighty
+from chaodipi.importers import botzone, eighty, godot
 from chaodipi.importers.notation import format_records, read_text
 from chaodipi.importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
 from chaodipi.importers.protobin import read_pb, write_pb
 from chaodipi.importers.protojson import json_values, read_json, write_json
 from chaodipi.v1 import records_pb2
 
-FORMATS = ("text", "pb", "json", "eighty", "botzone")
+FORMATS = ("text", "pb", "json", "eighty", "botzone", "godot")
 """Input formats ``load`` understands (besides ``auto``)."""
 
 OUTPUTS = ("pb", "json", "text")
@@ -61,6 +62,8 @@ def _sniff_json(value: object) -> str:
             return "eighty"
         if isinstance(value.get("log"), list):
             return "botzone"
+        if godot.is_godot_log(value):
+            return "godot"
     return "json"
 
 
@@ -68,9 +71,9 @@ def detect_format(name: str, data: bytes) -> str:
     """The format of a file from its name and content: one of ``FORMATS``.
 
     ``.pb`` and ``.bin`` are protobuf binary. Otherwise JSON content is told apart by its
-    shape (an ``eighty-completed-deal`` replay or its envelope, a Botzone log with ``log``, or
-    protobuf JSON); text with a ``[Game`` or ``[Match`` header is the notation; bytes that are
-    not UTF-8 text are protobuf binary.
+    shape (an ``eighty-completed-deal`` replay or its envelope, a Botzone log with ``log``, a
+    shengji-godot log with ``rounds`` and ``version``, or protobuf JSON); text with a ``[Game``
+    or ``[Match`` header is the notation; bytes that are not UTF-8 text are protobuf binary.
     """
     suffix = Path(name).suffix.lower()
     if suffix in (".pb", ".bin"):
@@ -126,6 +129,7 @@ def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = Fals
         "json": read_json,
         "eighty": eighty.read_eighty,
         "botzone": botzone.read_botzone,
+        "godot": godot.read_godot,
     }
     return readers[chosen](text, name, strict)
 

@@ -2,11 +2,13 @@
 
 Input (docs/foreign-formats.md §2): ``{"initdata": …, "log": [judge item, player item, …]}``
 as the judger is fed, with ``initdata`` as an object or a JSON string and any extra Botzone
-keys (``verdict``, ``time``, ``memory``…) ignored; a ``gzip+base64`` envelope around it is
-opened too. The judge's requests drive the reading: each answer is read as a bid (deal stage),
-the bury (cover stage) or a play (play stage); what was actually put on the table comes from
-the next judge item, so a failed throw keeps its attempt. A log the judger ended with an error
-is imported up to that point, with the judger's verdict in the metadata.
+keys (``verdict``, ``time``, ``memory``…) ignored; a Botzone match object (``players`` by seat
+beside ``log``) gives the players; a ``gzip+base64`` envelope around it is opened too. The
+judge's requests drive the reading: each answer is read as a bid (deal stage), the bury
+(cover stage) or a play (play stage); what was actually put on the table comes from the next
+judge item, so a failed throw keeps its attempt. ``finish.content`` (Botzone's points for the
+deal) is the claimed result. A log that is cut, has no ``finish`` or ends in the judger's
+error is read as far as it goes, and the record says why it stops (``audit.incomplete``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from pathlib import PurePath
 from typing import Any
 
+from chaodipi.auditor.reading import INCOMPLETE_KEY
 from chaodipi.engine.presets import BOTZONE
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
@@ -62,37 +65,54 @@ def _only(item: dict[str, Any], path: str, what: str) -> tuple[str, Any]:
     return next(iter(item.items()))
 
 
+_NO_FINISH = "the log has no finish item: the judger's result is not there to check"
+
+
 class _Log:
-    """Walks the log, request by request, building the GameRecord."""
+    """Walks the log, request by request, building the GameRecord.
+
+    ``incomplete`` says why the deal has no result to check, when it has none: the log is
+    cut (on a request, or after an answer the judger never processed), has no ``finish``
+    item, or the judger ended it with an error. The record then holds everything read.
+    """
 
     def __init__(self, game: records_pb2.GameRecord, log: list[Any], path: str) -> None:
         self.game = game
         self.log = log
         self.path = path
         self.dealt = 0
+        self.played = 0
         self.trick: records_pb2.Trick | None = None
         self.banking: dict[str, Any] = {}
         self.total = 0
+        self.incomplete = ""
 
     def judge(self, index: int) -> dict[str, Any]:
         at = f"{self.path}[{index}]"
         item = jp.obj(self.log[index], at, "a judge item {output: …}")
         return jp.obj(jp.field(item, "output", at, "the judge's output"), f"{at}.output")
 
-    def answer(self, index: int, seat: str) -> list[Any]:
+    def answer(self, index: int, seat: str) -> tuple[list[Any], str]:
+        """The answer of ``seat`` at ``index`` and its path."""
         at = f"{self.path}[{index}]"
-        if index >= len(self.log):
-            raise RecordError(
-                self.path,
-                f"expected the answer of seat {seat} at index {index}: the log ends early",
-            )
         item = jp.obj(self.log[index], at, 'a player item {"<seat>": {response}}')
         key, body = _only(item, at, f"the seat {seat} that was asked")
         if key != seat:
             raise RecordError(at, f"expected the answer of seat {seat}, found seat {key}")
         where = jp.key_path(at, key)
         response = jp.field(jp.obj(body, where), "response", where, "the answer")
-        return jp.array(response, f"{where}.response")
+        return jp.array(response, f"{where}.response"), f"{where}.response"
+
+    def error_finish(self, index: int) -> dict[str, Any] | None:
+        """The judge's output at ``index`` when it is a finish that reports an error."""
+        if index >= len(self.log):
+            return None
+        item = self.log[index]
+        output = item.get("output") if isinstance(item, dict) else None
+        if not isinstance(output, dict) or output.get("command") != "finish":
+            return None
+        display = output.get("display")
+        return output if isinstance(display, dict) and display.get("error") else None
 
     def read(self, deal: list[str]) -> None:
         for index in range(0, len(self.log), 2):
@@ -114,20 +134,79 @@ class _Log:
             where = jp.key_path(f"{at}.content", seat)
             request = jp.obj(request, where)
             stage = request.get("stage")
-            answer = self.answer(index + 1, seat)
-            answer_at = f"{jp.key_path(f'{self.path}[{index + 1}]', seat)}.response"
-            if stage == "deal":
-                self._deal(int(seat), request, where, answer, answer_at, deal)
-            elif stage == "cover":
-                self._cover(int(seat), request, where, answer, answer_at)
-            elif stage == "play":
-                self._play(int(seat), request, where, answer, answer_at)
-            else:
+            if stage not in ("deal", "cover", "play"):
                 raise RecordError(
                     f"{where}.stage", f"expected deal, cover or play, found {stage!r}"
                 )
+            if index + 1 >= len(self.log):
+                self.incomplete = (
+                    f"the log ends at {self.path}[{index}], a {stage} request to seat {seat} "
+                    "that was never answered"
+                )
+                return
+            if not self._answer(index, int(seat), stage, request, where, deal):
+                return
             if isinstance(request.get("global"), dict):
                 self._global(request["global"], f"{where}.global")
+        if not self.incomplete:
+            self.incomplete = _NO_FINISH
+
+    def _answer(
+        self,
+        index: int,
+        seat: int,
+        stage: str,
+        request: dict[str, Any],
+        where: str,
+        deal: list[str],
+    ) -> bool:
+        """Read the answer to the request at ``index``; False when the reading stops there.
+
+        An answer the judger never completed (the last item of a cut log, or the one its
+        error finish rejects) is read unless it is a lead of several cards: whether the
+        judger would cut that throw down shows only in its next item.
+        """
+        at = f"{self.path}[{index + 1}]"
+        error = self.error_finish(index + 2)
+        cut = index + 2 >= len(self.log)
+        try:
+            raw, answer_at = self.answer(index + 1, str(seat))
+            cards = _tokens(raw, answer_at)
+        except RecordError as exc:
+            if error is None:
+                raise
+            self.incomplete = f"seat {seat}'s answer at {at} is not read ({exc.message})"
+            return True  # the error finish comes next and ends the reading
+        if stage == "play" and self._leads() and len(cards) > 1 and (cut or error is not None):
+            why = "the log ends there" if cut else "the judger rejected it"
+            self.incomplete = (
+                f"seat {seat}'s lead of {len(cards)} cards at {at} is not read: {why} before "
+                "checking it as a throw"
+            )
+            return not cut
+        if stage == "deal":
+            self._deal(seat, request, where, cards, answer_at, deal)
+        elif stage == "cover":
+            self.game.kitty_exchanges.add(
+                seat=seat,
+                picked_up=_tokens(
+                    jp.field(request, "deliver", where, "the kitty"), f"{where}.deliver"
+                ),
+                buried=cards,
+            )
+        else:
+            self._play(seat, request, where, cards)
+        if cut:
+            self.incomplete = (
+                f"the log ends at {at}, seat {seat}'s answer, before the judger's next item"
+                if self.played < 100
+                else _NO_FINISH
+            )
+        return True
+
+    def _leads(self) -> bool:
+        """Whether the next play leads a trick."""
+        return self.trick is None or len(self.trick.plays) == 4
 
     def _global(self, state: dict[str, Any], where: str) -> None:
         """Keep the banking (trump) and the score the judge shows to every request."""
@@ -147,7 +226,7 @@ class _Log:
         seat: int,
         request: dict[str, Any],
         where: str,
-        answer: list[Any],
+        cards: list[str],
         answer_at: str,
         deal: list[str],
     ) -> None:
@@ -162,28 +241,18 @@ class _Log:
                 "of initdata.allocation in dealing order)",
             )
         self.dealt += 1
-        if not answer:
+        if not cards:
             return
-        if len(answer) > 2:
+        if len(cards) > 2:
             raise RecordError(
                 answer_at,
                 "expected [] (pass), one card (a call) or a pair "
-                f"(a snatch), found {len(answer)} cards",
+                f"(a snatch), found {len(cards)} cards",
             )
-        kind = records_pb2.BID_KIND_DECLARE if len(answer) == 1 else records_pb2.BID_KIND_OVERCALL
-        self.game.bids.add(
-            seat=seat, kind=kind, cards=_tokens(answer, answer_at), drawn_count=self.dealt
-        )
+        kind = records_pb2.BID_KIND_DECLARE if len(cards) == 1 else records_pb2.BID_KIND_OVERCALL
+        self.game.bids.add(seat=seat, kind=kind, cards=cards, drawn_count=self.dealt)
 
-    def _cover(
-        self, seat: int, request: dict[str, Any], where: str, answer: list[Any], answer_at: str
-    ) -> None:
-        kitty = _tokens(jp.field(request, "deliver", where, "the kitty"), f"{where}.deliver")
-        self.game.kitty_exchanges.add(seat=seat, picked_up=kitty, buried=_tokens(answer, answer_at))
-
-    def _play(
-        self, seat: int, request: dict[str, Any], where: str, answer: list[Any], answer_at: str
-    ) -> None:
+    def _play(self, seat: int, request: dict[str, Any], where: str, cards: list[str]) -> None:
         history = jp.array(
             jp.field(request, "history", where, "the trick history"), f"{where}.history", 4
         )
@@ -194,7 +263,8 @@ class _Log:
             self.trick = self.game.tricks.add(leader=seat)
         elif self.trick is None:
             raise RecordError(f"{where}.history[1]", "expected an empty trick at the first play")
-        self.trick.plays.add(seat=seat, cards=_tokens(answer, answer_at))
+        self.trick.plays.add(seat=seat, cards=cards)
+        self.played += len(cards)
 
     def _after(self, index: int, output: dict[str, Any]) -> None:
         """Apply what a judge item shows about the previous play: the cards put down, the score."""
@@ -210,6 +280,7 @@ class _Log:
             jp.field(event, "poker", f"{at}.event", "the cards played"), f"{at}.event.poker"
         )
         if shown != list(play.cards):
+            self.played -= len(play.cards) - len(shown)
             play.attempted.extend(play.cards)
             del play.cards[:]
             play.cards.extend(shown)
@@ -224,6 +295,11 @@ class _Log:
         self.game.metadata["botzone.scores"] = json.dumps(content, sort_keys=True)
         if errors:
             self.game.metadata["botzone.error"] = json.dumps(errors)
+            why = (
+                f"the judger ended the deal with an error at {at.removesuffix('.output')}: "
+                f"{_verdict(errors, f'{at}.display')}"
+            )
+            self.incomplete = f"{why}; {self.incomplete}" if self.incomplete else why
             return
         change = display.get("get_score", 0) if isinstance(display, dict) else 0
         total = jp.integer(self.total, f"{at}.global.total_score", -jp.INT32, jp.INT32)
@@ -231,6 +307,77 @@ class _Log:
         self.game.claim.defenders_points = jp.integer(
             points, f"{at}.display.get_score", -jp.INT32, jp.INT32
         )
+        if self.game.kitty_exchanges:
+            self.game.claim.level_result.CopyFrom(
+                _match_points(content, self.game.kitty_exchanges[0].seat, f"{at}.content")
+            )
+
+
+def _verdict(errors: Any, where: str) -> str:
+    """``seat 1 ILLEGAL_MOVE [4]``: the seat the judger blamed and its reason, as written."""
+    blamed = [
+        f"seat {seat} {reason}"
+        for seat, reason in enumerate(errors if isinstance(errors, list) else [])
+        if isinstance(reason, str)
+    ]
+    if blamed:
+        return ", ".join(blamed)
+    return f"{jp.kind(errors)} in {where}.error"
+
+
+def _match_points(content: dict[str, Any], banker: int, where: str) -> records_pb2.LevelResult:
+    """``finish.content`` (EndGame's points by seat) as the claimed result of the deal.
+
+    One side's two seats score 1-3 each and the other side's 0: the banker's side scoring n
+    is ``dealer_up`` n, the defenders scoring n ``defenders_up`` n (``LevelRule.match_points``).
+    """
+    points = [
+        jp.integer(jp.field(content, str(s), where, "the seat's points"), f'{where}["{s}"]')
+        for s in range(4)
+    ]
+    ours, theirs = points[banker % 2], points[1 - banker % 2]
+    paired = points[0] == points[2] and points[1] == points[3]
+    if not paired or min(ours, theirs) != 0 or not 1 <= max(ours, theirs) <= 3:
+        raise RecordError(
+            where,
+            "expected Botzone's end-of-deal points: one side's two seats 1, 2 or 3 each and "
+            f"the other side's 0, found {points}",
+        )
+    if ours:
+        return records_pb2.LevelResult(outcome=records_pb2.OUTCOME_DEALER_UP, levels=ours)
+    return records_pb2.LevelResult(outcome=records_pb2.OUTCOME_DEFENDERS_UP, levels=theirs)
+
+
+def _name(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _player(entry: Any, seat: int) -> records_pb2.Player:
+    """A seat's player from a Botzone match's ``players[seat]``, else a seat-based one.
+
+    A bot entry is ``{"type": "bot", "bot": {"bot": {"_id", "name"}, "user": {"name"}}}``:
+    the bot's id (stable across its versions) and ``name (user)``. A human entry's shape is
+    not documented; its ``user`` (``_id``, ``name``) is used when it has one.
+    """
+    if isinstance(entry, dict):
+        version = entry.get("bot")
+        if isinstance(version, dict) and isinstance(version.get("bot"), dict):
+            bot, user = version["bot"], version.get("user")
+            bot_id, name = _name(bot.get("_id")), _name(bot.get("name"))
+            owner = _name(user.get("name")) if isinstance(user, dict) else ""
+            if bot_id:
+                shown = name or bot_id
+                return records_pb2.Player(
+                    id=f"botzone:bot:{bot_id}",
+                    display_name=f"{shown} ({owner})" if owner else shown,
+                )
+        user = entry.get("user")
+        if isinstance(user, dict) and _name(user.get("_id")):
+            user_id = _name(user.get("_id"))
+            return records_pb2.Player(
+                id=f"botzone:user:{user_id}", display_name=_name(user.get("name")) or user_id
+            )
+    return records_pb2.Player(id=f"botzone:seat{seat}", display_name=f"seat {seat}")
 
 
 def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.GameRecord:
@@ -268,6 +415,10 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
     first = 0 if banker is None else jp.integer(banker, f"{init_at}.banker", 0, 3)
     deal = [hands[(first + k) % 4][k // 4] for k in range(100)]
     game = records_pb2.GameRecord(record_id=record_id, ruleset=BOTZONE.id)
+    # A Botzone match object lists its players by seat; the judger's own log names none.
+    players = match.get("players")
+    entries = players if isinstance(players, list) and len(players) == 4 else [None] * 4
+    game.players.extend(_player(entry, seat) for seat, entry in enumerate(entries))
     game.context.team0_level = level
     game.context.team1_level = level
     game.context.first_hand = first_round
@@ -281,6 +432,8 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
         game, jp.array(jp.field(match, "log", path, "the log items"), f"{path}.log"), f"{path}.log"
     )
     log.read(deal)
+    if log.incomplete:
+        game.metadata[INCOMPLETE_KEY] = log.incomplete
     major = log.banking.get("major")
     if major in _MAJORS:
         game.claim.trump.level = level

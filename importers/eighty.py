@@ -13,6 +13,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from chaodipi.auditor.reading import UNSUPPORTED_KEY
 from chaodipi.engine.cards import RANK_LETTERS
 from chaodipi.engine.presets import EIGHTY
 from chaodipi.importers import jsonpath as jp
@@ -31,6 +32,22 @@ _SUITS = {
 _BID_CARDS = {1: 1, 2: 2, 3: 2, 4: 2}  # strength → number of cards shown
 _IGNORED_EVENTS = {"pass", "decision_applied", "dealing_complete", "rebel_choice"}
 _LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time a datetime holds
+RULESET_ID = "shanghai-80fen-0.7.14-v1"
+"""The one ruleset string the program writes (src/rules.js)."""
+SPEED_RUN_RUNGS = ("2", "5", "T", "K", "A")
+_KNOWN_RULES = {
+    "strictTractorFollow",
+    "partialTractorFollow",
+    "gates",
+    "speedRun",
+    "firstDealer",
+    # Redeal votes: a completed replay holds only the epoch that was played out.
+    "fullRebel",
+    "pointRebelThreshold",
+    "trumpRebelThreshold",
+    "maxRedeal",
+}
+_DIRECTIONS = ("South", "East", "North", "West")
 EIGHTY_GATES = (2, 5, 10, 13)
 """The program's default ``rules.gates`` (levels 2, 5, 10, K may not be skipped)."""
 
@@ -85,14 +102,59 @@ def _trump(value: Any, path: str) -> records_pb2.Trump:
     return records_pb2.Trump(level=level, suit=_SUITS[suit])
 
 
-def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, str]:
-    """The v2 object inside a row or envelope, its path, and the row's completion time."""
-    played_at = ""
-    if isinstance(value, dict) and "replay_json" in value:
-        completed = value.get("completed_at")
+class _Row:
+    """What a D1 ``completed_games`` row adds to its replay: when, and who sat where."""
+
+    def __init__(self, row: dict[str, Any] | None, path: str) -> None:
+        self.played_at = ""
+        self.seats: list[Any] = []
+        self.user_id = ""
+        if row is None:
+            return
+        completed = row.get("completed_at")
         if isinstance(completed, int) and not isinstance(completed, bool):
             seconds = jp.integer(completed, f"{path}.completed_at", 0, _LAST_SECOND)
-            played_at = datetime.fromtimestamp(seconds, UTC).isoformat()
+            self.played_at = datetime.fromtimestamp(seconds, UTC).isoformat()
+        if "seats_json" in row:
+            where = f"{path}.seats_json"
+            self.seats = jp.array(jp.parse_embedded(row["seats_json"], where), where, 4)
+        user = row.get("user_id")
+        self.user_id = user if isinstance(user, str) else ""
+
+    def players(self) -> list[records_pb2.Player]:
+        """Players by seat: a row's seats name a kind (and an api seat its model), no name."""
+        players = []
+        for seat in range(4):
+            where = _DIRECTIONS[seat]
+            entry = self.seats[seat] if self.seats else None
+            kind = entry.get("kind") if isinstance(entry, dict) else None
+            if not isinstance(kind, str) or not kind:
+                players.append(
+                    records_pb2.Player(
+                        id=f"eighty:seat{seat}", display_name=f"{where} (seat {seat})"
+                    )
+                )
+                continue
+            assert isinstance(entry, dict)
+            model = "/".join(
+                v for v in (entry.get("provider"), entry.get("model")) if isinstance(v, str) and v
+            )
+            if kind == "human" and self.user_id:
+                player_id = f"eighty:human:{self.user_id}"
+            elif model:
+                player_id = f"eighty:{kind}:{model}"
+            else:
+                player_id = f"eighty:{kind}"
+            shown = f"{kind} {model}" if model else kind
+            players.append(records_pb2.Player(id=player_id, display_name=f"{where} ({shown})"))
+        return players
+
+
+def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, _Row]:
+    """The v2 object inside a row or envelope, its path, and what the row adds."""
+    row = _Row(None, path)
+    if isinstance(value, dict) and "replay_json" in value:
+        row = _Row(value, path)
         path = f"{path}.replay_json"
         value = jp.parse_embedded(value["replay_json"], path)
     if jp.is_envelope(value):
@@ -113,21 +175,51 @@ def _unwrap(value: Any, path: str) -> tuple[dict[str, Any], str, str]:
             f"expected version 2, found {replay.get('version')!r} (version 1 holds public "
             "events only and cannot be replayed)",
         )
-    return replay, path, played_at
+    return replay, path, row
+
+
+def _flag(rules: dict[str, Any], key: str, default: bool, path: str) -> bool:
+    value = rules.get(key, default)
+    if not isinstance(value, bool):
+        raise RecordError(f"{path}.rules.{key}", f"expected true or false, found {jp.kind(value)}")
+    return value
 
 
 def _overrides(rules: dict[str, Any], path: str) -> str:
+    """The ``eighty`` variant for the replay's rule options (docs/foreign-formats.md §1.9)."""
     changes: dict[str, dict[str, Any]] = {}
     gates = rules.get("gates", list(EIGHTY_GATES))
     tokens = tuple(
         _level(g, f"{path}.rules.gates[{i}]")
         for i, g in enumerate(jp.array(gates, f"{path}.rules.gates"))
     )
-    if tokens != EIGHTY.level.must_play:
+    if _flag(rules, "speedRun", False, path):
+        # advanceMatch: one rung of 2, 5, 10, K, A per winning deal; gates are not read.
+        changes["level"] = {"rungs": list(SPEED_RUN_RUNGS), "must_play": []}
+    elif tokens != EIGHTY.level.must_play:
         changes["level"] = {"must_play": list(tokens)}
-    if rules.get("partialTractorFollow", True) is not True:
-        changes["order"] = {"follow_shorter_tractors": False}
+    order: dict[str, Any] = {}
+    if not _flag(rules, "partialTractorFollow", True, path):
+        order["follow_shorter_tractors"] = False
+    if not _flag(rules, "strictTractorFollow", True, path):
+        order["tractor_duty"] = False  # followError: no tractor check at all, pairs only
+    if order:
+        changes["order"] = order
     return json.dumps(changes, sort_keys=True) if changes else ""
+
+
+def _unsupported(replay: dict[str, Any], rules: dict[str, Any]) -> str:
+    """What the ``eighty`` variant cannot model in this replay (empty: everything)."""
+    ruleset = replay.get("ruleset")
+    if ruleset != RULESET_ID:
+        return f"ruleset {ruleset!r}: the eighty variant models {RULESET_ID!r} only"
+    unknown = sorted(set(rules) - _KNOWN_RULES)
+    if unknown:
+        return f"rule option(s) {', '.join(unknown)} that the eighty variant does not know"
+    first = rules.get("firstDealer", "declaration")
+    if first not in ("declaration", "random"):
+        return f"rules.firstDealer {first!r}: the program knows declaration and random"
+    return ""
 
 
 class _Deal:
@@ -365,7 +457,7 @@ def _level_result(
 
 def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
     """One GameRecord (ruleset ``eighty``) from a v2 replay, its envelope or its D1 row."""
-    replay, path, played_at = _unwrap(value, path)
+    replay, path, row = _unwrap(value, path)
     game_id = jp.text(jp.field(replay, "gameId", path, "the game id"), f"{path}.gameId")
     epoch = jp.integer(
         jp.field(replay, "dealEpoch", path, "the deal epoch"), f"{path}.dealEpoch", 1
@@ -380,10 +472,14 @@ def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
         record_id=f"{game_id}:{epoch}",
         ruleset=EIGHTY.id,
         ruleset_overrides_json=_overrides(rules, path),
-        played_at=played_at,
+        played_at=row.played_at,
     )
     game.metadata["eighty.ruleset"] = str(replay.get("ruleset", ""))
     game.metadata["eighty.rules"] = json.dumps(rules, sort_keys=True)
+    unsupported = _unsupported(replay, rules)
+    if unsupported:
+        game.metadata[UNSUPPORTED_KEY] = unsupported
+    game.players.extend(row.players())
     game.context.team0_level = _level(before[0], f"{path}.levelsBefore[0]")
     game.context.team1_level = _level(before[1], f"{path}.levelsBefore[1]")
     deal = _Deal(replay, path)

@@ -63,6 +63,24 @@ def test_planted_fault_is_found_at_its_position(ruleset: str, code: str) -> None
     assert found, f"no generated {ruleset} hand had a place for {code}"
 
 
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_r_lead_a_throw_under_a_variant_without_throws_is_found(ruleset: str) -> None:
+    for seed in range(20):
+        planted = plant(hand(ruleset, seed), "THROW_NOT_ALLOWED", random.Random(seed))
+        if planted is None:
+            continue
+        faulty, label = planted
+        report = audit_game(faulty)
+        assert not report.rejections
+        found = [f for f in report.findings if label.matches(f)]
+        assert found and found[0].severity == CODES["THROW_NOT_ALLOWED"].severity
+        assert "has no throws" in found[0].message
+        # The same hand with throws allowed has no such finding.
+        assert "THROW_NOT_ALLOWED" not in {f.code for f in audit_game(hand(ruleset, seed)).findings}
+        return
+    pytest.fail(f"no throw in 20 generated {ruleset} hands")
+
+
 def test_plant_leaves_the_original_untouched() -> None:
     record = hand("classic", 1)
     before = record.SerializeToString()

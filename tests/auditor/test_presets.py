@@ -37,4 +37,5 @@ def test_a_foreign_preset_audits_in_a_fresh_process_without_the_importers(rulese
     assert list(report.rejections) == []
     assert report.ruleset == ruleset
     assert (report.breaches, report.scoring_errors) == (0, 0)
-    assert report.computed.HasField("level_result")
+    # Botzone's table gives match points for the deal: no level result is computed.
+    assert report.computed.HasField("level_result") == (ruleset != "botzone")

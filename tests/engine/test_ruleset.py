@@ -35,7 +35,15 @@ def test_ruleset_every_preset_validates(ruleset: Ruleset) -> None:
 
 
 def test_ruleset_presets_are_known_and_read_only() -> None:
-    assert set(PRESETS) == {"classic", "shuangsheng", "anhui", "changshu", "eighty", "botzone"}
+    assert set(PRESETS) == {
+        "classic",
+        "shuangsheng",
+        "anhui",
+        "changshu",
+        "eighty",
+        "botzone",
+        "godot",
+    }
     with pytest.raises(TypeError):
         PRESETS["house"] = CLASSIC  # type: ignore[index]
 

@@ -165,6 +165,7 @@ FOREIGN = {
         "bad-card.json",
     ),
     "botzone": ("full-deal.json", "full-deal.platform.json", "bad-card.json"),
+    "godot": ("standard_log.compact.json",),
 }
 """Fixtures per foreign format that cases start from."""
 

@@ -93,8 +93,10 @@ json_cases = st.builds(
 text_cases = st.builds(
     TextCase, source=sources, edits=steps(NOTATION_EDITS, 0, 4), strict=st.booleans()
 )
-foreign_cases = st.sampled_from(sorted(FOREIGN)).flatmap(
-    lambda fmt: st.builds(
+
+
+def _foreign(fmt: str) -> st.SearchStrategy[ForeignCase]:
+    return st.builds(
         ForeignCase,
         fmt=st.just(fmt),
         fixture=st.integers(0, len(FOREIGN[fmt]) - 1),
@@ -104,7 +106,10 @@ foreign_cases = st.sampled_from(sorted(FOREIGN)).flatmap(
         strict=st.booleans(),
         detect=st.booleans(),
     )
-)
+
+
+foreign_cases = st.sampled_from(sorted(FOREIGN)).flatmap(_foreign)
+godot_cases = _foreign("godot")  # the real shengji-godot log, edited
 bytes_cases = st.builds(
     BytesCase,
     fmt=st.sampled_from(FORMATS),
@@ -122,6 +127,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "import-json": json_cases,
     "import-text": text_cases,
     "import-foreign": foreign_cases,
+    "import-godot": godot_cases,
     "import-bytes": bytes_cases,
 }
 """Each target's cases, by the target names of ``tests/fuzz/targets.CASES``."""

@@ -7,7 +7,7 @@
   computed and every rejection names a field that exists in the record; every finding's code
   is in ``auditor.codes.CODES`` with its severity, and the counts add up;
 - the record serializes and gets the service's content hash;
-- every importer (pb, json, text, eighty, botzone, auto-detected) returns records and
+- every importer (pb, json, text, eighty, botzone, godot, auto-detected) returns records and
   problems naming a location, never raises in lenient mode and raises only ``ImportFailed``
   in strict mode; every record it returns audits as above, exports as annotated notation and
   reads back from that text as itself in canonical form (``canonical``);
@@ -56,7 +56,7 @@ from tests.fuzz.mutators import (
     wrap,
 )
 
-AUDIT_AS = (None, *RULESETS, "eighty", "botzone")
+AUDIT_AS = (None, *RULESETS, "eighty", "botzone", "godot")
 """Audit under the record's own ruleset, or re-audit under another."""
 SEVERITY_COUNTS = {
     audit_pb2.SEVERITY_BREACH: "breaches",
@@ -394,10 +394,10 @@ class TextCase(EncodedCase):
 
 @dataclass(frozen=True)
 class ForeignCase:
-    """A foreign fixture (80-fen replay or Botzone log) edited, wrapped as stored, imported."""
+    """A foreign fixture (80-fen replay, Botzone or godot log): edited, wrapped, imported."""
 
     target: ClassVar[str] = "import-foreign"
-    fmt: str  # "eighty" or "botzone"
+    fmt: str  # "eighty", "botzone" or "godot"
     fixture: int
     edits: Steps
     wrapping: str = "raw"
@@ -438,8 +438,9 @@ BYTE_PREFIXES = (
     b"\x0a\x80\x01",
     b'\xef\xbb\xbf{"log": [',
     b'{"encoding": "gzip+base64", "data": "',
+    b'{"version": 1, "rounds": [{"debug": {"initial_hands": [',
 )
-FORMATS = ("auto", "pb", "json", "text", "eighty", "botzone")
+FORMATS = ("auto", "pb", "json", "text", "eighty", "botzone", "godot")
 NAMES = ("fuzz", "fuzz.pb", "fuzz.json", "fuzz.txt", "fuzz.jsonl", "fuzz.bin")
 
 

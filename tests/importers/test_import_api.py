@@ -134,7 +134,7 @@ def test_cli_import_converts_and_counts(tmp_path: Path) -> None:
 
 def test_cli_import_exit_codes(tmp_path: Path) -> None:
     runner, out = CliRunner(), tmp_path / "out.pb"
-    bad = FIXTURES / "botzone/bad-card.json"
+    bad = FIXTURES / "eighty/bad-card.json"
     good = FIXTURES / "botzone/full-deal.json"
     assert runner.invoke(_app(), ["import", str(good), str(bad), "-o", str(out)]).exit_code == 1
     assert runner.invoke(_app(), ["import", str(bad), "-o", str(out)]).exit_code == 2

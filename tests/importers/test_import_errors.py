@@ -244,8 +244,12 @@ def test_eighty_envelope_of_a_broken_replay_names_the_inner_path() -> None:
     )
 
 
-def test_botzone_bad_card_fixture() -> None:
-    result = load_bytes((FIXTURES / "botzone/bad-card.json").read_bytes(), "bad-card.json")
+def test_botzone_bad_card_without_the_judgers_verdict_is_rejected() -> None:
+    # bad-card.json ends in the judger's error finish, which reads as far as it goes; the
+    # same bad id with no verdict after it is a bad record.
+    data = json.loads((FIXTURES / "botzone/bad-card.json").read_text())
+    data["log"].pop()
+    result = load_bytes(json.dumps(data).encode(), "bad-card.json", "botzone")
     assert [str(p) for p in result.errors] == [
         'bad-card.json: $.log[261]["3"].response[0]: expected a number 0-107, found 108'
     ]
