@@ -16,6 +16,7 @@ import typer
 
 from chaodipi import dashboard
 from chaodipi.cli.console import Command, error, stderr, user
+from chaodipi.cli.options import DatabaseOpt
 from chaodipi.service.home import ENV_URL, data_dir, default_url
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
@@ -23,15 +24,6 @@ STOP_SECONDS = 10.0
 """How long the dashboard gets to exit after SIGTERM before it is killed."""
 
 PortOpt = Annotated[int, typer.Option("--port", metavar="PORT", help="Port of the dashboard.")]
-DatabaseOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--database-url",
-        envvar=ENV_URL,
-        metavar="URL",
-        help="SQLAlchemy URL (default: SQLite in the data folder, $CHAODIPI_HOME or the user's).",
-    ),
-]
 
 
 def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from chaodipi.cli.console import Command, count, error, progress_bar, stderr, user
-from chaodipi.cli.service import DatabaseOpt, TenantOpt
+from chaodipi.cli.options import DatabaseOpt, TenantOpt
 from chaodipi.service.home import DEFAULT_TENANT
 
 if TYPE_CHECKING:

@@ -3,14 +3,65 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from chaodipi.cli.console import error, user
+from chaodipi.service.home import ENV_URL
 
 if TYPE_CHECKING:
     from chaodipi.engine.ruleset import Ruleset
+
+DatabaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        envvar=ENV_URL,
+        metavar="URL",
+        help="SQLAlchemy URL (default: SQLite in the data folder, $CHAODIPI_HOME or the user's).",
+    ),
+]
+ServerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        metavar="HOST:PORT",
+        help="A running server (default: the local database directly).",
+    ),
+]
+KeyOpt = Annotated[
+    str | None,
+    typer.Option("--api-key", envvar="CHAODIPI_API_KEY", metavar="KEY", help="API key to send."),
+]
+TlsCaOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-ca",
+        metavar="FILE",
+        dir_okay=False,
+        help="Speak TLS to the server, trusting this CA certificate (PEM).",
+    ),
+]
+TlsCertOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-cert",
+        metavar="FILE",
+        dir_okay=False,
+        help="Client certificate (PEM) for a server that asks for one (mutual TLS).",
+    ),
+]
+TlsKeyOpt = Annotated[
+    Path | None,
+    typer.Option("--tls-key", metavar="FILE", dir_okay=False, help="The client certificate's key."),
+]
+TenantOpt = Annotated[
+    str,
+    typer.Option(
+        "--tenant", metavar="NAME", help="Tenant whose data to read (local database only)."
+    ),
+]
 
 
 def ruleset_option(value: str | None) -> Ruleset | None:

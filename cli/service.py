@@ -21,64 +21,23 @@ from chaodipi.cli.console import (
     stdout,
     user,
 )
+from chaodipi.cli.options import (
+    DatabaseOpt,
+    KeyOpt,
+    ServerOpt,
+    TenantOpt,
+    TlsCaOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+)
 from chaodipi.cli.words import PHASES, describe_level_result, describe_trump
-from chaodipi.service.home import DEFAULT_TENANT, ENV_URL
+from chaodipi.service.home import DEFAULT_TENANT
 
 if TYPE_CHECKING:
     from chaodipi.client import AuditClient, ServiceError
     from chaodipi.service.db import SessionFactory
     from chaodipi.service.readmodel import PlayerStatsRow, ReadModel
     from chaodipi.v1 import records_pb2, service_pb2
-
-DatabaseOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--database-url",
-        envvar=ENV_URL,
-        metavar="URL",
-        help="SQLAlchemy URL (default: SQLite in the data folder, $CHAODIPI_HOME or the user's).",
-    ),
-]
-ServerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--server",
-        metavar="HOST:PORT",
-        help="A running server (default: the local database directly).",
-    ),
-]
-KeyOpt = Annotated[
-    str | None,
-    typer.Option("--api-key", envvar="CHAODIPI_API_KEY", metavar="KEY", help="API key to send."),
-]
-TlsCaOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--tls-ca",
-        metavar="FILE",
-        dir_okay=False,
-        help="Speak TLS to the server, trusting this CA certificate (PEM).",
-    ),
-]
-TlsCertOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--tls-cert",
-        metavar="FILE",
-        dir_okay=False,
-        help="Client certificate (PEM) for a server that asks for one (mutual TLS).",
-    ),
-]
-TlsKeyOpt = Annotated[
-    Path | None,
-    typer.Option("--tls-key", metavar="FILE", dir_okay=False, help="The client certificate's key."),
-]
-TenantOpt = Annotated[
-    str,
-    typer.Option(
-        "--tenant", metavar="NAME", help="Tenant whose data to read (local database only)."
-    ),
-]
 
 _STATUS_WORDS = {1: "stored", 2: "duplicate", 3: "rejected", 4: "conflict"}
 """``RecordSummary.Status`` values in words (1 stored, 2 duplicate, 3 rejected, 4 conflict)."""
