@@ -264,8 +264,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "第 {trick} 轮有 {expected} 分，记录为 {recorded} 分。",
     ),
     "f.penalty": (
-        "The throw penalty in trick {trick} is {expected}; {recorded} was claimed.",
-        "第 {trick} 轮的甩牌罚分应为 {expected}，记录为 {recorded}。",
+        "The penalty for {player}'s throw in trick {trick} is {expected}; {recorded} was claimed.",
+        "第 {trick} 轮 {player} 甩牌的罚分应为 {expected}，记录为 {recorded}。",
     ),
     "f.kitty": (
         "The kitty (抠底) is {expected}; {recorded} was claimed.",
