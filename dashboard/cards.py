@@ -106,8 +106,8 @@ STYLE = """<style>
   .cdp-card i{font-size:10px}
   .cdp-card::after{font-size:13px;right:3px;bottom:2px}
   .cdp-card.joker.cjk b{font-size:10px;letter-spacing:0}
-  .cdp-hand{padding-left:16px;min-height:44px;row-gap:3px}
-  .cdp-hand .cdp-card{margin-left:-16px}
+  .cdp-hand{padding-left:14px;min-height:44px;row-gap:3px}
+  .cdp-hand .cdp-card{margin-left:-14px}
   .cdp-center{grid-template-columns:repeat(3,minmax(0,1fr));padding:4px;font-size:11px}
   .cdp-play .cdp-row{flex-wrap:wrap;padding-left:18px}
   .cdp-play .cdp-row .cdp-card{margin-left:-18px}

@@ -64,9 +64,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "auth.heading": ("Sign in", "登录"),
     "auth.needed": (
         "This dashboard answers without sign-in only on this computer. Sign in with an API key "
-        "(`chaodipi keys create TENANT` makes one) to see your tenant's games.",
-        "本仪表盘只在本机免登录。请用 API 密钥登录（`chaodipi keys create 租户名` 可生成密钥），"
-        "查看你的租户的对局。",
+        "(`chaodipi keys create --tenant NAME` makes one) to see your tenant's games.",
+        "本仪表盘只在本机免登录。请用 API 密钥登录（`chaodipi keys create --tenant 租户名` "
+        "可生成密钥），查看你的租户的对局。",
     ),
     "auth.key": ("API key", "API 密钥"),
     "auth.key_help": (
@@ -532,6 +532,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "games.state_all": ("all", "全部"),
     "games.state_clean": ("clean", "无问题"),
     "games.state_findings": ("with findings", "有问题"),
+    "games.filters": ("Filters", "筛选"),
     "games.count": (
         "{total} games match; page {page} of {pages} ({first}–{last}), latest played first.",
         "共 {total} 局符合；第 {page} / {pages} 页（第 {first}–{last} 局），按对局时间从新到旧。",
@@ -579,7 +580,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "players.rate": ("{pct} ({won} / {of})", "{pct}（{won} / {of}）"),
     "players.kou_value": ("{n} captures, {points} points", "{n} 次，{points} 分"),
     "players.levels_value": ("+{gained} / −{conceded}", "升 {gained} 级 / 对方升 {conceded} 级"),
-    "players.per_match_value": ("{value} over {n} matches", "{n} 场，平均 {value}"),
+    "players.per_match_value": ("{value} a match ({n} played)", "每场 {value}（共 {n} 场）"),
     "players.no_matches": ("no match", "没有整场比赛"),
     "players.trend_heading": ("Over time ({period})", "随时间变化（按{period}）"),
     "players.trend_win": (
@@ -593,7 +594,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "players.as_defender_short": ("as defenders", "做闲家"),
     "players.period_axis": ("period", "时段"),
     "players.value_axis": ("value", "数值"),
-    "players.rolling": ("rolling mean over {n} periods", "{n} 个时段的滑动平均"),
+    "players.rolling": (
+        "Rates and averages are rolling over the last {n} periods, weighted by hands; a period "
+        "with no hand of that kind leaves a gap.",
+        "比率和平均值按最近 {n} 个时段滑动计算，按局数加权；某时段没有该类局时留空。",
+    ),
     "players.by_code": ("Breaches per 100 hands, by code", "各代码每百局违规"),
     "players.no_breaches": ("No breach charged to these players.", "这些牌手没有违规记录。"),
     "players.all": ("All players", "全部牌手"),

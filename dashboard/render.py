@@ -110,7 +110,10 @@ def table_html(view: ReplayView, index: int, lang: Lang) -> str:
     """The table at a step: four seats around the trick being played."""
     trumps = view.trumps(index)
     seats = "".join(_seat_html(view, index, seat, trumps, lang) for seat in range(4))
-    return f'<div class="cdp-table">{seats}{_trick_html(view, index, trumps, lang)}</div>'
+    return (
+        f'<div class="cdp-table" data-step="{index + 1}">'
+        f"{seats}{_trick_html(view, index, trumps, lang)}</div>"
+    )
 
 
 def _evidence_cards(tokens: list[str], mark: str, trumps: frozenset[str], lang: Lang) -> str:

@@ -28,8 +28,8 @@ ENV_LANG = "CHAODIPI_LANG"
 LANG_KEY = "cdp-lang"
 
 PAGE_STYLE = """<style>
-/* The step controls stay in view while the table scrolls, on a phone too. */
-div:has(> .st-key-step-bar){position:sticky;top:0;z-index:990;background:var(--cdp-bg,#fff);
+/* The step controls stay in view, under Streamlit's header, while the table scrolls. */
+div:has(> .st-key-step-bar){position:sticky;top:3.75rem;z-index:990;background:#fff;
   padding:4px 0}
 .st-key-step-bar button{padding-left:10px;padding-right:10px;min-height:38px}
 .st-key-step-bar{gap:6px}
@@ -54,6 +54,7 @@ div:has(> .st-key-step-bar){position:sticky;top:0;z-index:990;background:var(--c
 .cdp-summary{width:auto;min-width:min(100%,560px)}
 .cdp-games a{font-weight:600}
 @media (max-width:640px){
+  h1{font-size:1.9rem !important;padding-top:0 !important}
   .cdp-keys{display:none}
   .st-key-step-bar button p{display:none}
   .st-key-step-bar button{padding-left:6px;padding-right:6px;min-width:0}
@@ -93,7 +94,9 @@ KEYS_SCRIPT = """<script>
       const name = (event.shiftKey && key.length > 1 ? "Shift+" : "") + key;
       const wanted = window.__cdpButtons[name];
       if (!wanted) return;
-      const button = document.querySelector(".st-key-" + wanted + " button");
+      // The button on screen (Streamlit may keep a hidden twin of a button with a tooltip).
+      const button = [...document.querySelectorAll(".st-key-" + wanted + " button")]
+        .find((b) => b.getClientRects().length > 0 && b.getBoundingClientRect().width > 0);
       if (!button || button.disabled) return;
       event.preventDefault();
       button.click();

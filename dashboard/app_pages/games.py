@@ -82,7 +82,14 @@ text = st.text_input(
     help=t(lang, "games.search_help"),
     on_change=first_page,
 )
-row1 = st.columns([1, 1.3, 1.3, 1.4, 1.6])
+# The filters fold away (a phone shows the list first); open while one is set.
+chosen_filters = any(
+    st.session_state.get(key) not in (None, "", [], (), "all")
+    for key in ("ruleset", "player", "code", "dates", "state")
+)
+row1 = st.expander(t(lang, "games.filters"), expanded=chosen_filters).columns(
+    [1, 1.3, 1.3, 1.4, 1.6]
+)
 ruleset = row1[0].selectbox(
     t(lang, "games.ruleset"),
     BUILTIN,

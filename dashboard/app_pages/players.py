@@ -146,6 +146,7 @@ st.html(
 )
 
 st.subheader(t(lang, "players.trend_heading", period=t(lang, f"players.period_{period}")))
+st.caption(t(lang, "players.rolling", n=ROLLING))
 trends = {pid: data.trend(pid, period) for pid in chosen}
 
 
@@ -195,7 +196,7 @@ def line_chart(
 left, right = st.columns(2)
 with left:
     line_chart(
-        t(lang, "players.trend_win") + " · " + t(lang, "players.rolling", n=ROLLING),
+        t(lang, "players.trend_win"),
         [
             (
                 f"{names[pid]} · {t(lang, label)}",
@@ -214,7 +215,7 @@ with left:
         key="chart-win",
     )
     line_chart(
-        t(lang, "players.trend_breaches") + " · " + t(lang, "players.rolling", n=ROLLING),
+        t(lang, "players.trend_breaches"),
         [
             (
                 names[pid],
@@ -230,7 +231,7 @@ with left:
     )
 with right:
     line_chart(
-        t(lang, "players.trend_points") + " · " + t(lang, "players.rolling", n=ROLLING),
+        t(lang, "players.trend_points"),
         [
             (
                 names[pid],
