@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.service.db import ENV_URL
+from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import FINDING_CODES, ReadModel
 from chaodipi.v1 import records_pb2
 
@@ -319,3 +320,40 @@ def test_the_setting_decides_when_the_url_does_not(
     assert at.title[0].value == "炒地皮审计"  # no URL, setting nor browser: Chinese
     monkeypatch.setenv("CHAODIPI_LANG", "en")
     assert app().run().title[0].value == "炒地皮 Chao Di Pi audits"
+
+
+def test_record_text_is_escaped_everywhere_it_is_shown(
+    tmp_path: Path, use_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names and ids from a record go into HTML escaped: no tag of theirs reaches the page."""
+    url = make_db(tmp_path / "hostile.db")
+    monkeypatch.setenv(ENV_URL, url)
+    record = generate_hand("classic", 21)
+    record.record_id = '<img src=x onerror="alert(1)">[red]*x*'
+    for n, player in enumerate(record.players):
+        player.id = f"p{n}<script>"
+        player.display_name = f"<b onclick=alert({n})>name {n}</b>"
+    model = ReadModel.open(url)
+    (summary,) = ingest_records(model.sessions, model.tenant_id, [record])
+    for name, params in (
+        ("overview", {}),
+        ("replay", {"game": summary.game_id, "step": "40"}),
+        ("games", {}),
+        ("players", {}),
+    ):
+        at = page(name, "en", **params)
+        body = html_of(at)
+        assert "p0<script>" not in body and "<img" not in body and "<b onclick" not in body, name
+        if name != "overview":
+            assert "&lt;b onclick=alert(" in body or "&lt;img" in body, name
+
+
+def test_no_page_logs_a_dataframe_serialisation_error(
+    seeded_env: Seeded, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 15: the Players page logged ArrowInvalid tracebacks (mixed-type columns)."""
+    with caplog.at_level("WARNING"):
+        for name in PAGES:
+            page(name, "en")
+        page("players", "en", vs="chen.jing")
+    assert not [r.getMessage() for r in caplog.records if "Arrow" in r.getMessage()]

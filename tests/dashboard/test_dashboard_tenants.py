@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from dashboard_support import APP, make_db, page_texts
+from dashboard_support import APP, make_db, page_texts, untranslated
 from streamlit.testing.v1 import AppTest
 
 from chaodipi import importers
@@ -195,3 +195,11 @@ def test_an_oidc_account_maps_to_a_tenant_by_its_email(monkeypatch: pytest.Monke
     assert auth.oidc_tenant("li@club.cn") == "alpha" and auth.oidc_tenant("x@y.z") is None
     monkeypatch.setattr(auth, "_secret_section", lambda name: {})
     assert not auth.oidc_configured() and auth.oidc_tenant("li@club.cn") is None
+
+
+def test_the_sign_in_page_speaks_chinese(env: Tenants, remote: None) -> None:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["lang"] = "zh"
+    at.run()
+    assert [title.value for title in at.title] == ["登录"]
+    assert not untranslated(at, ())
