@@ -3,8 +3,8 @@
 
 Each ruling is a Markdown heading of level 2 to 4 that starts with its id, e.g.
 ``### R-THROW-FORCE — the forced unit``; its text runs to the next heading of the same or a
-higher level (so a ruling's sub-rulings are part of it). Ids are ``R-…`` rulings or ``§n``
-sections. Headings inside fenced code blocks are not headings.
+higher level (so a ruling's sub-rulings are part of it). Ids are ``R-…`` rulings; any other
+heading only ends the ruling before it. Headings inside fenced code blocks are not headings.
 
 >>> rulings = parse_rulings('''# Rules
 ... ## R-THROW — throwing
@@ -34,7 +34,7 @@ FILES: dict[Lang, str] = {"en": "rules.md", "zh": "rules.zh.md"}
 """The rules document of each language, in ``chaodipi.docs``."""
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_RULING = re.compile(r"^(R-[A-Z]+(?:-[A-Z]+)*|§\d+)(?![\w-])\s*(?:[—–:-]+\s*)?(.*)$")
+_RULING = re.compile(r"^(R-[A-Z]+(?:-[A-Z]+)*)(?![\w-])\s*(?:[—–:-]+\s*)?(.*)$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from dashboard_support import english_words
 
 from chaodipi.auditor import CODES
 from chaodipi.dashboard import rules
@@ -41,13 +42,12 @@ Two decks.
 
 def test_rulings_are_headings_of_level_2_to_4_starting_with_their_id() -> None:
     found = parse_rulings(SAMPLE)
-    assert sorted(found) == ["R-FOLLOW", "R-FOLLOW-SHAPE", "R-FOLLOW-SUIT", "§1"]
+    assert sorted(found) == ["R-FOLLOW", "R-FOLLOW-SHAPE", "R-FOLLOW-SUIT"]  # §1 is no ruling
     assert found["R-FOLLOW"].title == "following"
     assert found["R-FOLLOW-SUIT"].title == "follow suit"
     assert (
         found["R-FOLLOW-SHAPE"].title == "" and found["R-FOLLOW-SHAPE"].text == "Match the shape."
     )
-    assert found["§1"].text == "Two decks."
 
 
 def test_a_ruling_holds_its_sub_rulings_and_fenced_text() -> None:
@@ -66,7 +66,7 @@ def test_a_missing_ruling_falls_back_to_its_parent() -> None:
     found = parse_rulings(SAMPLE)
     assert find_ruling(found, "R-FOLLOW-CS").rule_id == "R-FOLLOW"  # type: ignore[union-attr]
     assert find_ruling(found, "R-FOLLOW-SUIT").rule_id == "R-FOLLOW-SUIT"  # type: ignore[union-attr]
-    assert find_ruling(found, "R-BID") is None and find_ruling(found, "§2") is None
+    assert find_ruling(found, "R-BID") is None and find_ruling(found, "§1") is None
 
 
 def test_the_rules_documents_are_installed_as_data() -> None:
@@ -90,6 +90,37 @@ def test_every_english_ruling_has_a_chinese_text() -> None:
     """The contract with docs/rules.md: the same ids, one heading each (`### R-… — title`)."""
     english, chinese = rules.rulings("en"), rules.rulings("zh")
     assert set(english) <= set(chinese), sorted(set(english) - set(chinese))
+
+
+def headings(name: str) -> list[str]:
+    """The document's headings outside fenced code: their level, and the ruling id of a
+    ruling's heading (a section's own title is the language's)."""
+    out, fenced = [], False
+    for line in (DOCS / name).read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            marks, _, title = line.partition(" ")
+            ruling = re.match(r"R-[A-Z]+(?:-[A-Z]+)*", title)
+            out.append(marks + (" " + ruling.group() if ruling else ""))
+    return out
+
+
+def test_the_chinese_rules_have_the_structure_of_the_english_ones() -> None:
+    """docs/rules.zh.md translates docs/rules.md section by section: the same sections in the
+    same order, each ruling under the same id at the same level."""
+    assert headings("rules.zh.md") == headings("rules.md")
+
+
+def test_the_chinese_rulings_read_in_chinese() -> None:
+    """A ruling's Chinese text is what the Chinese replay page shows beside a finding: no
+    English outside its `code` spans (field names, ruleset ids, tokens)."""
+    english = {
+        rule_id: words
+        for rule_id, ruling in rules.rulings("zh").items()
+        if (words := english_words(re.sub(r"`[^`]*`", " ", f"{ruling.title}\n{ruling.text}")))
+    }
+    assert english == {}
 
 
 def test_the_chinese_rules_name_every_ruling_of_the_english_document_as_headings() -> None:
