@@ -50,6 +50,7 @@ from sqlalchemy import (
     ColumnElement,
     Engine,
     Float,
+    Select,
     SQLColumnExpression,
     and_,
     case,
@@ -608,20 +609,10 @@ class ReadModel:
         if id_problem(name):
             return None
         with self.sessions() as session:
-            mine = col(Match.tenant_id) == self.tenant_id
-            # Its own id first: a record id that happens to be another match's id loses.
-            found = session.scalar(select(Match).where(mine, col(Match.id) == name))
-            if found is None:
-                found = session.scalar(select(Match).where(mine, *_named_match(name)))
+            found = _find_match(session, self.tenant_id, name)
             if found is None:
                 return None
-            hands = tuple(
-                session.scalars(
-                    select(col(Game.id))
-                    .where(col(Game.match_id) == found.id)
-                    .order_by(col(Game.hand_index))
-                )
-            )
+            hands = tuple(session.scalars(_hand_ids(found.id)))
         record, report = records_pb2.MatchRecord(), audit_pb2.MatchAuditReport()
         record.ParseFromString(found.record)
         report.ParseFromString(found.report)
@@ -719,12 +710,19 @@ class ReadModel:
             )
 
     def resolve_game(self, key: str) -> str | None:
-        """The id of the game ``key`` names: a game id, else the record id of a stored game
-        (the latest stored, when a record id was stored more than once), else the record id of
-        a match (its first hand); None when the tenant has none. At most three indexed
-        lookups."""
+        """The id of the game a person's ``key`` names (surrounding blanks ignored): the game
+        ``game(key)`` reads (a game id or a record id), else the first hand of the match
+        ``match(key)`` reads (a match id or its record id); None when the tenant has neither.
+        The same lookups as those two: at most five indexed ones."""
+        name = key.strip()
+        if id_problem(name):
+            return None
         with self.sessions() as session:
-            return _resolve_game(session, self.tenant_id, key.strip())
+            game = _find_game(session, self.tenant_id, name)
+            if game is not None:
+                return game.id
+            match = _find_match(session, self.tenant_id, name)
+            return None if match is None else session.scalar(_hand_ids(match.id).limit(1))
 
     def search_games(self, search: GameSearch = GameSearch()) -> GameSearchPage:
         """A numbered page of the games that match ``search``, latest played first (games
@@ -845,6 +843,21 @@ def _find_game(session: Session, tenant: int, name: str) -> Game | None:
     return found
 
 
+def _find_match(session: Session, tenant: int, name: str) -> Match | None:
+    """The match called ``name``: its id, else its record id (its own id first: a record id
+    that happens to be another match's id loses)."""
+    mine = col(Match.tenant_id) == tenant
+    found = session.scalar(select(Match).where(mine, col(Match.id) == name))
+    if found is None:
+        found = session.scalar(select(Match).where(mine, *_named_match(name)))
+    return found
+
+
+def _hand_ids(match_id: str) -> Select[str]:
+    """The game ids of a match's hands, in hand order."""
+    return select(col(Game.id)).where(col(Game.match_id) == match_id).order_by(col(Game.hand_index))
+
+
 def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
     conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
     if filters.player_id:
@@ -908,6 +921,39 @@ def _decode_token(token: str, kind: str, fingerprint: str, count: int) -> list[s
     return parts
 
 
+def _game_rows(session: Session, games: Sequence[Game]) -> tuple[GameRow, ...]:
+    """Listing rows of ``games`` (``games`` and ``search_games`` alike) with their seats'
+    player ids: one query for all seats."""
+    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
+    if games:
+        for game_id, seat, key in session.execute(
+            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
+            .join(Player, col(Player.id) == col(GamePlayer.player_id))
+            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
+        ):
+            if 0 <= seat < 4:
+                seats[game_id][seat] = key
+    return tuple(
+        GameRow(
+            game_id=g.id,
+            record_id=g.record_id,
+            ruleset=g.ruleset,
+            player_ids=tuple(seats[g.id]),
+            played_at=as_utc(g.played_at) if g.played_at is not None else None,
+            stored_at=as_utc(g.stored_at),
+            breaches=g.breaches,
+            scoring_errors=g.scoring_errors,
+            warnings=g.warnings,
+            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
+            defenders_points=g.defenders_points,
+            level_result=g.level_result,
+            match_id=g.match_id,
+            hand_index=g.hand_index,
+        )
+        for g in games
+    )
+
+
 def _list_games(
     session: Session, tenant: int, filters: GameFilter, page_size: int, page_token: str
 ) -> GamePage:
@@ -935,33 +981,7 @@ def _list_games(
     games = list(session.scalars(query))
     more = len(games) > size
     games = games[:size]
-    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
-    if games:
-        for game_id, seat, key in session.execute(
-            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
-            .join(Player, col(Player.id) == col(GamePlayer.player_id))
-            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
-        ):
-            seats[game_id][seat] = key
-    rows = tuple(
-        GameRow(
-            game_id=g.id,
-            record_id=g.record_id,
-            ruleset=g.ruleset,
-            player_ids=tuple(seats[g.id]),
-            played_at=g.played_at,
-            stored_at=g.stored_at,
-            breaches=g.breaches,
-            scoring_errors=g.scoring_errors,
-            warnings=g.warnings,
-            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
-            defenders_points=g.defenders_points,
-            level_result=g.level_result,
-            match_id=g.match_id,
-            hand_index=g.hand_index,
-        )
-        for g in games
-    )
+    rows = _game_rows(session, games)
     token = ""
     if more:
         last = games[-1]
@@ -1138,29 +1158,6 @@ def _player_hands(session: Session, tenant: int, player_id: str, limit: int) -> 
 # -- the dashboard's queries ----------------------------------------------------------------
 
 
-def _resolve_game(session: Session, tenant: int, key: str) -> str | None:
-    if not key:
-        return None
-    mine = col(Game.tenant_id) == tenant
-    found = session.scalar(select(col(Game.id)).where(mine, col(Game.id) == key))
-    if found is None:
-        found = session.scalar(
-            select(col(Game.id))
-            .where(mine, col(Game.record_id) == key)
-            .order_by(col(Game.stored_at).desc(), col(Game.id).desc())
-            .limit(1)
-        )
-    if found is None:
-        found = session.scalar(
-            select(col(Game.id))
-            .join(Match, col(Match.id) == col(Game.match_id))
-            .where(mine, col(Match.tenant_id) == tenant, col(Match.record_id) == key)
-            .order_by(col(Match.stored_at).desc(), col(Game.hand_index))
-            .limit(1)
-        )
-    return found
-
-
 def _text_condition(text: str) -> ColumnElement[bool]:
     """Games whose record id, game id or a player's id or name holds ``text``."""
     needle = text.lower()
@@ -1175,38 +1172,6 @@ def _text_condition(text: str) -> ColumnElement[bool]:
                 func.lower(col(Player.display_name)).contains(needle, autoescape=True),
             ),
         ),
-    )
-
-
-def _game_rows(session: Session, games: Sequence[Game]) -> tuple[GameRow, ...]:
-    """Listing rows of ``games`` with their seats' player ids (one query for all seats)."""
-    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
-    if games:
-        for game_id, seat, key in session.execute(
-            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
-            .join(Player, col(Player.id) == col(GamePlayer.player_id))
-            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
-        ):
-            if 0 <= seat < 4:
-                seats[game_id][seat] = key
-    return tuple(
-        GameRow(
-            game_id=g.id,
-            record_id=g.record_id,
-            ruleset=g.ruleset,
-            player_ids=tuple(seats[g.id]),
-            played_at=as_utc(g.played_at) if g.played_at is not None else None,
-            stored_at=as_utc(g.stored_at),
-            breaches=g.breaches,
-            scoring_errors=g.scoring_errors,
-            warnings=g.warnings,
-            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
-            defenders_points=g.defenders_points,
-            level_result=g.level_result,
-            match_id=g.match_id,
-            hand_index=g.hand_index,
-        )
-        for g in games
     )
 
 

@@ -69,13 +69,18 @@ def test_an_api_key_signs_in_to_its_tenant_only(model: ReadModel) -> None:
 
 
 def test_resolve_game_takes_a_game_id_or_a_record_id(model: ReadModel) -> None:
+    """What ``game`` and ``match`` read, as one game id: the lookups are theirs."""
     rows = model.games(page_size=100).games
     hand = next(r for r in rows if r.record_id == "classic-70")
     assert model.resolve_game(hand.game_id) == hand.game_id
-    assert model.resolve_game(hand.record_id) == hand.game_id
+    assert model.resolve_game(f" {hand.record_id}\n") == hand.game_id
     match = model.match(next(r.match_id for r in rows if r.match_id))
     assert match is not None
     assert model.resolve_game(match.record.match_id) == match.hand_game_ids[0]
+    assert model.resolve_game(match.match_id) == match.hand_game_ids[0]
+    second = model.game(match.hand_game_ids[1])
+    assert second is not None
+    assert model.resolve_game(second.record.record_id) == second.game_id  # a hand of a match
     assert model.resolve_game("no-such-record") is None and model.resolve_game(" ") is None
     assert other_tenant(model).resolve_game(hand.game_id) is None
     assert other_tenant(model).resolve_game(hand.record_id) is None
