@@ -1,5 +1,5 @@
 """A stored game to take away: the annotated replay (notation with every finding of the stored
-audit as a comment where it happened) and the service's replay message as protobuf JSON.
+audit as a comment where it happened) and the service's ``Game`` message as protobuf JSON.
 
 Both come from what is stored; nothing is audited again.
 """
@@ -21,8 +21,9 @@ def annotated_notation(game: StoredGame) -> str:
     return "\n".join([NOTATION_HEADER, *format_game(game.record, game_notes(game.report))]) + "\n"
 
 
-def replay_json(game: StoredGame) -> str:
-    """``GetReplay``'s answer without steps (the record and its stored audit) as JSON."""
+def game_json(game: StoredGame) -> str:
+    """``GetGame``'s answer in its basic view (the record, its stored audit, no steps) as
+    JSON."""
     return json_format.MessageToJson(game.message(), indent=2, ensure_ascii=False)
 
 

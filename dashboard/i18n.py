@@ -431,8 +431,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "replay.download_note": (
         "Both come from the stored audit: the notation has every finding as a comment where it "
-        "happened; the JSON is the service's replay message.",
-        "两者都取自存储的审计：记谱在每个问题发生处加了注释；JSON 是服务的复盘消息。",
+        "happened; the JSON is the game as the service's `GetGame` answers it.",
+        "两者都取自存储的审计：记谱在每个问题发生处加了注释；JSON 是服务的 `GetGame` 返回的对局。",
     ),
     # -- scoring breakdown --------------------------------------------------------------------
     "score.heading": ("How the defenders' score is made up", "闲家得分的构成"),

@@ -327,7 +327,7 @@ if notation:
     )
 files[1].download_button(
     t(lang, "replay.download_json"),
-    exports.replay_json(view.replay.game),
+    exports.game_json(view.replay.game),
     file_name=f"{stem}.json",
     mime="application/json",
     key="download-json",

@@ -17,7 +17,7 @@ from chaodipi.auditor.generate import generate_hand
 from chaodipi.dashboard import explain
 from chaodipi.dashboard.render import finding_html, score_html
 from chaodipi.dashboard.stepping import ReplayView
-from chaodipi.engine.ruleset import get_ruleset
+from chaodipi.engine.presets import get_ruleset
 from chaodipi.service.readmodel import FINDING_CODES, StoredGame
 from chaodipi.v1 import audit_pb2, records_pb2
 

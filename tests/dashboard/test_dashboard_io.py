@@ -76,7 +76,7 @@ def test_streamlit_process_settings() -> None:
 def test_the_downloads_are_the_stored_game_with_its_stored_findings() -> None:
     """The annotated notation reads back as the record and carries the stored audit's findings
     as comments (the stored report, not a new audit: a finding only it holds is there); the
-    JSON is the service's replay message."""
+    JSON is the service's Game message, as GetGame answers it in its basic view."""
     record = generate_hand("classic", 11)
     report = audit_game(record)
     report.findings.add(code="ONLY_IN_THE_STORED_AUDIT", message="kept as stored")
@@ -87,8 +87,9 @@ def test_the_downloads_are_the_stored_game_with_its_stored_findings() -> None:
     assert "ONLY_IN_THE_STORED_AUDIT" in text and "kept as stored" in text
     (back,) = importers.load_bytes(text.encode(), "replay.txt").records
     assert back.game.record_id == record.record_id and back.game.tricks == record.tricks
-    message = json_format.Parse(exports.replay_json(game), service_pb2.Replay())
-    assert message.record == record and message.report == report and message.game_id == "g-1"
+    message = json_format.Parse(exports.game_json(game), service_pb2.Game())
+    assert message.record == record and message.report == report and message.name == "games/g-1"
+    assert not message.report.steps and message.record_id == record.record_id
     assert exports.file_stem(game) == record.record_id
     odd = StoredGame(
         "g-2", "", now, now, None, None, records_pb2.GameRecord(record_id="../x y"), report
