@@ -11,17 +11,19 @@ Chinese page needs no English. Pure functions of a ``ReplayView`` and plain valu
 ('庄家升 2 级', 'defenders take the deal', '闲家上台并升 1 级')
 >>> cards_text(["BJ", "ST", "HA"], "zh")
 '大王 ♠10 ♥A'
->>> deal_difference("extra ♣Q missing ♥4 ♥4 ♠10")
-(['CQ'], ['H4', 'H4', 'ST'])
+>>> deal_difference("extra ♣Q; missing ♥4 ♥4 ♠10")
+DealDifference(extra=['CQ'], missing=['H4', 'H4', 'ST'], extra_count=1, missing_count=3)
+>>> deal_difference("extra BJ; 91 cards missing").missing_count
+91
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from chaodipi.dashboard.i18n import Lang, t
+from chaodipi.dashboard.i18n import TEXTS, Lang, t
 from chaodipi.dashboard.stepping import (
     BID_KEYS,
     PHASE_KEYS,
@@ -38,6 +40,8 @@ _LEVEL = re.compile(r"^(D|A)\+(\d+)$")
 _TRUMP = re.compile(r"^level (\S+) (spades|hearts|clubs|diamonds|no-trump)$")
 _DECKS = re.compile(r"^(\d+) copies of each of the 54 cards$")
 _TEAM = re.compile(r"^team (\d)$")
+_COUNTED = re.compile(r"^(\d+) cards? (extra|missing)$")
+_MATCH_POINTS = re.compile(r"^(dealer|defenders) (\d+)$")
 
 SEAT_VALUED = frozenset(
     {"OUT_OF_TURN", "TRICK_WINNER_MISMATCH", "DEALER_MISMATCH", "KITTY_INVALID"}
@@ -80,23 +84,47 @@ def label_token(label: str) -> str | None:
         return None
 
 
-def deal_difference(recorded: str) -> tuple[list[str], list[str]] | None:
-    """The extra and the missing cards of a deal's evidence (``extra ♣Q missing ♥4``), as
-    tokens; None when the text is not of that form."""
-    extra: list[str] = []
-    missing: list[str] = []
-    current: list[str] | None = None
-    for word in recorded.split():
-        if word == "extra":
-            current = extra
-        elif word == "missing":
-            current = missing
-        else:
+@dataclass(frozen=True, slots=True)
+class DealDifference:
+    """What a deal has beyond whole decks and what it lacks: the cards the evidence names (as
+    tokens), and how many there are (the auditor counts instead of naming more than 8)."""
+
+    extra: list[str]
+    missing: list[str]
+    extra_count: int
+    missing_count: int
+
+
+def deal_difference(recorded: str) -> DealDifference | None:
+    """The extra and the missing cards of a deal's evidence, None when the text is not of that
+    form. Parts are separated by ``;`` (an older auditor wrote none): ``extra ♣Q``, ``missing
+    ♥4 ♥4``, or a count, ``91 cards missing``. O(words)."""
+    named: dict[str, list[str]] = {"extra": [], "missing": []}
+    counts = {"extra": 0, "missing": 0}
+    for part in recorded.split(";"):
+        counted = _COUNTED.match(part.strip())
+        if counted:
+            counts[counted.group(2)] += int(counted.group(1))
+            continue
+        current: list[str] | None = None
+        for word in part.split():
+            if word in named:
+                current = named[word]
+                continue
             token = label_token(word)
             if current is None or token is None:
                 return None
             current.append(token)
-    return (extra, missing) if extra or missing else None
+    extra = counts["extra"] + len(named["extra"])
+    missing = counts["missing"] + len(named["missing"])
+    if not extra and not missing:
+        return None
+    return DealDifference(named["extra"], named["missing"], extra, missing)
+
+
+def count_text(n: int, lang: Lang) -> str:
+    """A number of cards: ``1 card``, ``3 cards`` / ``3 张``."""
+    return t(lang, "f.one_card") if n == 1 else t(lang, "f.cards", n=n)
 
 
 def player(view: ReplayView, seat: int, lang: Lang) -> str:
@@ -161,9 +189,7 @@ def ruleset_text(ruleset: str, lang: Lang) -> str:
     return t(lang, key) if key in _KNOWN_RULESETS else ruleset
 
 
-_KNOWN_RULESETS = frozenset(
-    f"ruleset.{r}" for r in ("classic", "shuangsheng", "anhui", "changshu", "eighty", "botzone")
-)
+_KNOWN_RULESETS = frozenset(key for key in TEXTS if key.startswith("ruleset."))
 
 
 def value_text(view: ReplayView, code: str, text: str, lang: Lang) -> str:
@@ -193,6 +219,12 @@ def value_text(view: ReplayView, code: str, text: str, lang: Lang) -> str:
     team = _TEAM.match(stripped)
     if team:
         return t(lang, "team.n", n=team.group(1))
+    points = _MATCH_POINTS.match(stripped)
+    if points and code == "LEVEL_MISMATCH":
+        side = "f.points_dealer" if points.group(1) == "dealer" else "f.points_defenders"
+        return t(lang, side, n=points.group(2))
+    if stripped == "none" and code == "LEVEL_MISMATCH":
+        return t(lang, "f.points_none")
     if stripped == "no further hands":
         return t(lang, "f.no_further")
     if stripped.startswith("hand ") and stripped[5:].isdigit():
@@ -239,33 +271,7 @@ def finding_title(code: str, lang: Lang) -> str:
     return t(lang, key) if key in _CODE_KEYS else t(lang, "code.other", code=code)
 
 
-_CODE_KEYS = frozenset(
-    f"code.{c}"
-    for c in [
-        "DEAL_INVALID",
-        "CARD_NOT_IN_HAND",
-        "OUT_OF_TURN",
-        "WRONG_CARD_COUNT",
-        "BID_ILLEGAL",
-        "KITTY_INVALID",
-        "LEAD_MIXED_SUITS",
-        "THROW_NOT_ENFORCED",
-        "THROW_ENFORCED_WRONGLY",
-        "FOLLOW_REVOKE",
-        "FOLLOW_SHAPE",
-        "TRICK_WINNER_MISMATCH",
-        "TRICK_POINTS_MISMATCH",
-        "PENALTY_MISMATCH",
-        "KITTY_MISMATCH",
-        "SCORE_MISMATCH",
-        "LEVEL_MISMATCH",
-        "TRUMP_MISMATCH",
-        "DEALER_MISMATCH",
-        "UNSUPPORTED",
-        "SPLIT_INVALID",
-        "RECORD_INCOMPLETE",
-    ]
-)
+_CODE_KEYS = frozenset(key for key in TEXTS if key.startswith("code.") and key != "code.other")
 
 
 def beats_text(view: ReplayView, beats: Sequence[audit_pb2.Beat], lang: Lang) -> str:
@@ -302,24 +308,15 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
     def say(key: str, **more: object) -> str:
         return t(lang, key, **{**fields, **more})
 
+    def counts() -> dict[str, str]:
+        """The evidence's two numbers as counts of cards (``expected`` / ``recorded``)."""
+        return {
+            name: count_text(int(text), lang) if text.strip().isdigit() else text
+            for name, text in (("due", ev.expected), ("counted", ev.recorded))
+        }
+
     if code == "DEAL_INVALID":
-        difference = deal_difference(ev.recorded)
-        decks = _DECKS.match(ev.expected.strip())
-        if difference is not None and decks:
-            extra, missing = difference
-            parts = []
-            if extra:
-                parts.append(t(lang, "f.extra", n=len(extra)))
-            if missing:
-                parts.append(t(lang, "f.missing", n=len(missing)))
-            return say(
-                "f.deal_deck",
-                decks=decks.group(1),
-                diff=("，" if lang == "zh" else ", ").join(parts),
-            )
-        if seat is not None:
-            return say("f.deal_hand")
-        return say("f.deal_kitty")
+        return _deal_sentence(finding, seat, lang, say, counts())
     if code == "CARD_NOT_IN_HAND" and seat is not None:
         verb = {audit_pb2.PHASE_BIDDING: "f.card_bid", audit_pb2.PHASE_KITTY: "f.card_kitty"}
         return say(verb.get(pos.phase, "f.card_play"), cards=cards_text(recorded_cards, lang))
@@ -327,7 +324,7 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
         return say("f.out_of_turn", play=pos.play + 1)
     if code == "WRONG_CARD_COUNT":
         if seat is not None and pos.HasField("play") and pos.play > 0:
-            return say("f.count_follow")
+            return say("f.count_follow", **counts())
         if seat is not None and recorded_cards:
             return say("f.count_lead", cards=cards_text(recorded_cards, lang))
         if trick and not ev.recorded.strip().isdigit():
@@ -354,6 +351,8 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
         return say("f.kitty_other")
     if code == "LEAD_MIXED_SUITS" and seat is not None:
         return say("f.mixed", cards=cards_text(recorded_cards, lang))
+    if code == "THROW_NOT_ALLOWED" and seat is not None:
+        return say("f.throw_not_allowed", cards=cards_text(recorded_cards, lang))
     if code == "THROW_NOT_ENFORCED" and seat is not None:
         due = ev.details.get("penalty_due", "")
         penalty = t(lang, "f.penalty_due", n=due) if due.isdigit() and int(due) else ""
@@ -365,6 +364,11 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
             penalty=penalty,
         )
     if code == "THROW_ENFORCED_WRONGLY" and seat is not None:
+        options = forced_options(ev)
+        if len(options) > 1:
+            return say("f.throw_forced_tied", options=units_text(options, lang))
+        if finding.rule_id == "R-THROW-FORCE-TIE":
+            return say("f.throw_forced_pick")
         return say("f.throw_forced_wrong" if ev.forced_unit else "f.throw_stood")
     if code in ("FOLLOW_REVOKE", "FOLLOW_SHAPE") and seat is not None:
         key = "f.revoke" if code == "FOLLOW_REVOKE" else "f.shape"
@@ -375,9 +379,18 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
         )
     if code == "PENALTY_MISMATCH" and trick and seat is not None:
         return say("f.penalty")
+    if code == "PENALTY_MISMATCH" and pos.phase == audit_pb2.PHASE_SCORING:
+        # The claimed stake units of the hand's failed throws (R-THROW-PENALTY).
+        return say("f.stake_none" if ev.expected.strip() == "0" else "f.stake")
     simple = {"TRICK_WINNER_MISMATCH": "f.winner", "TRICK_POINTS_MISMATCH": "f.trick_points"}
     if code in simple and trick:
         return say(simple[code])
+    if code == "LEVEL_MISMATCH" and _MATCH_POINTS.match(ev.expected.strip()):
+        return say("f.match_points", points=view.audit.computed.defenders_points)
+    if code == "DEALER_MISMATCH" and pos.phase == audit_pb2.PHASE_SCORING:
+        return say("f.next_dealer")
+    if code == "DEALER_MISMATCH" and pos.phase == audit_pb2.PHASE_BIDDING:
+        return say("f.dealer_bidding")
     scoring = {
         "KITTY_MISMATCH": "f.kitty",
         "SCORE_MISMATCH": "f.score",
@@ -388,15 +401,82 @@ def finding_sentence(view: ReplayView, finding: audit_pb2.Finding, lang: Lang) -
     if code in scoring and (ev.expected or ev.recorded):
         return say(scoring[code])
     if code == "UNSUPPORTED":
-        return say("f.unsupported")
+        ctx = view.record.context
+        return say(_unsupported_key(view, finding), zero=ctx.team0_level, one=ctx.team1_level)
     if code == "SPLIT_INVALID" and seat is not None:
         return say("f.split")
     if code == "RECORD_INCOMPLETE":
-        return say("f.incomplete")
+        return _incomplete_sentence(view, lang)
     if ev.expected or ev.recorded:
         return say("f.generic")
     title = finding_title(code, lang)
     return say("f.generic_player", title=title) if who else say("f.generic_none", title=title)
+
+
+def _deal_sentence(
+    finding: audit_pb2.Finding,
+    seat: int | None,
+    lang: Lang,
+    say: Callable[..., str],
+    counts: dict[str, str],
+) -> str:
+    """A DEAL_INVALID finding: the deck's extra and missing cards, counted, or a hand or the
+    kitty of the wrong size."""
+    ev = finding.evidence
+    difference = deal_difference(ev.recorded)
+    decks = _DECKS.match(ev.expected.strip())
+    if difference is not None and decks:
+        parts = []
+        if difference.extra_count:
+            parts.append(t(lang, "f.extra", n=difference.extra_count))
+        if difference.missing_count:
+            parts.append(t(lang, "f.missing", n=difference.missing_count))
+        separator = "，" if lang == "zh" else ", "
+        return say("f.deal_deck", decks=decks.group(1), diff=separator.join(parts))
+    return say("f.deal_hand" if seat is not None else "f.deal_kitty", **counts)
+
+
+def forced_options(evidence: audit_pb2.Evidence) -> list[list[str]]:
+    """The tied units a failed throw may force (R-THROW-FORCE-TIE), as card tokens; empty when
+    the evidence names none."""
+    text = evidence.details.get("forced_options", "")
+    units = [card_tokens(unit) for unit in text.split("|")]
+    return units if all(units) else []
+
+
+def units_text(units: Sequence[Sequence[str]], lang: Lang) -> str:
+    """Units of cards, one after another: ``♥2、♣2`` / ``♥2, ♣2``."""
+    return ("、" if lang == "zh" else ", ").join(cards_text(unit, lang) for unit in units)
+
+
+def _unsupported_key(view: ReplayView, finding: audit_pb2.Finding) -> str:
+    """Which open rule an UNSUPPORTED finding meets, from its phase and the record."""
+    ctx = view.record.context
+    if finding.position.phase == audit_pb2.PHASE_DEAL:
+        return "f.unsupported_rules"  # rules the record's source program sets (its metadata)
+    if not ctx.first_hand and not ctx.HasField("dealer"):
+        return "f.unsupported_dealer"
+    if ctx.first_hand and ctx.team0_level != ctx.team1_level:
+        return "f.unsupported_levels"
+    if not view.record.bids:
+        return "f.unsupported_nobody"
+    return "f.unsupported"
+
+
+def _incomplete_sentence(view: ReplayView, lang: Lang) -> str:
+    """A RECORD_INCOMPLETE finding: who still holds cards, or that no trick was played, or
+    that the record's source says it stops early."""
+    if not view.record.tricks:
+        return t(lang, "f.incomplete_no_trick")
+    hands = view.steps[-1].hands if view.steps else []
+    left = [
+        t(lang, "f.cards_left", name=seat_name(view, seat, lang), n=len(hand.cards))
+        for seat, hand in enumerate(hands)
+        if hand.cards
+    ]
+    if left:
+        return t(lang, "f.incomplete", left=("，" if lang == "zh" else ", ").join(left))
+    return t(lang, "f.incomplete_source")
 
 
 # -- the score of a hand ----------------------------------------------------------------------
@@ -423,7 +503,7 @@ def score_parts(view: ReplayView) -> ScoreParts | None:
     """The parts of the computed score, or None when the hand was not scored."""
     computed = view.audit.computed
     dealer = view.dealer
-    if dealer is None or not computed.HasField("level_result") or not computed.tricks:
+    if dealer is None or not view.scored:
         return None
     tricks = sum(r.points for r in computed.tricks if r.winner % 2 != dealer % 2)
     penalties = sum(r.penalty for r in computed.tricks)

@@ -150,6 +150,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ruleset.changshu": ("changshu (常熟)", "常熟炒地皮"),
     "ruleset.eighty": ("eighty (80 fen)", "80 分升级"),
     "ruleset.botzone": ("botzone", "Botzone 双升"),
+    "ruleset.godot": ("godot (shengji-godot)", "Godot 升级"),
     # -- finding titles (what each code means) ------------------------------------------------
     "code.DEAL_INVALID": ("the deal is not a whole deck", "发牌不对"),
     "code.CARD_NOT_IN_HAND": ("a card not in that hand", "出了手里没有的牌"),
@@ -158,16 +159,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     "code.BID_ILLEGAL": ("a bid the rules do not allow", "叫主违规"),
     "code.KITTY_INVALID": ("kitty pick-up or bury does not fit", "拿底或扣底不对"),
     "code.LEAD_MIXED_SUITS": ("a lead of mixed suits", "首攻混了几门"),
+    "code.THROW_NOT_ALLOWED": ("a throw (甩牌) where the ruleset has none", "不许甩牌却甩了"),
     "code.THROW_NOT_ENFORCED": ("a failed throw (甩牌) let stand", "甩牌失败却被放过"),
     "code.THROW_ENFORCED_WRONGLY": ("a throw (甩牌) enforced wrongly", "甩牌处罚执行错误"),
     "code.FOLLOW_REVOKE": ("did not follow suit", "没有跟花色"),
     "code.FOLLOW_SHAPE": ("did not follow the lead's shape", "没有跟牌型"),
     "code.TRICK_WINNER_MISMATCH": ("wrong trick winner claimed", "一轮的赢家记错"),
     "code.TRICK_POINTS_MISMATCH": ("wrong trick points claimed", "一轮的分数记错"),
-    "code.PENALTY_MISMATCH": ("wrong throw penalty claimed", "甩牌罚分记错"),
+    "code.PENALTY_MISMATCH": ("wrong throw penalty or stake claimed", "甩牌罚分或底金记错"),
     "code.KITTY_MISMATCH": ("wrong kitty (抠底) claimed", "抠底记错"),
     "code.SCORE_MISMATCH": ("wrong defenders' total claimed", "闲家总分记错"),
-    "code.LEVEL_MISMATCH": ("wrong level change claimed", "升级记错"),
+    "code.LEVEL_MISMATCH": ("wrong level change or match points claimed", "升级或比赛分记错"),
     "code.TRUMP_MISMATCH": ("wrong trump claimed", "主记错"),
     "code.DEALER_MISMATCH": ("wrong dealer", "庄家不对"),
     "code.UNSUPPORTED": ("a rule the ruleset leaves open", "规则集未定的情形"),
@@ -180,25 +182,27 @@ TEXTS: dict[str, tuple[str, str]] = {
         "发牌不是 {decks} 副整牌：{diff}。",
     ),
     "f.deal_hand": (
-        "{player} was dealt {recorded} cards; the ruleset deals {expected}.",
-        "{player} 发到 {recorded} 张牌，规则集每人发 {expected} 张。",
+        "{player} was dealt {counted}; the ruleset deals {due}.",
+        "{player} 发到 {counted}，规则集每人发 {due}。",
     ),
     "f.deal_kitty": (
-        "The kitty holds {recorded} cards; the ruleset keeps {expected}.",
-        "底牌有 {recorded} 张，规则集是 {expected} 张。",
+        "The kitty holds {counted}; the ruleset keeps {due}.",
+        "底牌有 {counted}，规则集是 {due}。",
     ),
+    "f.one_card": ("1 card", "1 张"),
+    "f.cards": ("{n} cards", "{n} 张"),
     "f.extra": ("{n} extra", "多 {n} 张"),
     "f.missing": ("{n} missing", "缺 {n} 张"),
     "f.card_play": (
-        "{player} played {cards} without holding them.",
+        "{player} played {cards}, which the hand did not hold.",
         "{player} 出了手里没有的 {cards}。",
     ),
     "f.card_bid": (
-        "{player} showed {cards} without holding them.",
+        "{player} showed {cards}, which the hand did not hold.",
         "{player} 亮了手里没有的 {cards}。",
     ),
     "f.card_kitty": (
-        "{player} buried {cards} without holding them.",
+        "{player} buried {cards}, which the hand did not hold.",
         "{player} 扣了手里没有的 {cards}。",
     ),
     "f.out_of_turn": (
@@ -206,8 +210,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "第 {trick} 轮第 {play} 手应由 {expected} 出，却是 {recorded} 出的。",
     ),
     "f.count_follow": (
-        "{player} played {recorded} cards to a lead of {expected}.",
-        "首家出 {expected} 张，{player} 跟了 {recorded} 张。",
+        "{player} played {counted} to a lead of {due}.",
+        "首家出 {due}，{player} 跟了 {counted}。",
     ),
     "f.count_lead": (
         "{player} led {cards}: not a lead of one shape.",
@@ -231,6 +235,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{player} 的拿底或扣底不符合底牌或手牌。",
     ),
     "f.mixed": ("{player} led {cards}, which mixes suits.", "{player} 首攻 {cards}，混了几门。"),
+    "f.throw_not_allowed": (
+        "{player} led {cards}, a throw (甩牌) of several units; this ruleset has no throws: a "
+        "lead is one single, pair or tractor.",
+        "{player} 首攻 {cards}，是几个牌组的甩牌；这个规则集不许甩牌，首攻只能是一个单张、对子或"
+        "拖拉机。",
+    ),
     "f.throw_not_enforced": (
         "{player}'s throw {cards} fails — {beats}; the smallest beaten unit {forced} should have "
         "been forced{penalty}, but the table let the throw stand.",
@@ -242,6 +252,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     "f.throw_forced_wrong": (
         "{player}'s failed throw forced {recorded}; the rule forces {expected}.",
         "{player} 甩牌失败后被强制出 {recorded}，按规则应强制出 {expected}。",
+    ),
+    "f.throw_forced_tied": (
+        "{player}'s failed throw forced {recorded}; the rule forces one of the tied smallest "
+        "units, {options}.",
+        "{player} 甩牌失败后被强制出 {recorded}，按规则应强制出并列最小的牌组之一：{options}。",
+    ),
+    "f.throw_forced_pick": (
+        "{player}'s failed throw forced {recorded}, one of the tied smallest units; this ruleset "
+        "forces {expected}, the one whose top card comes first in the attempt.",
+        "{player} 甩牌失败后被强制出 {recorded}，它是并列最小的牌组之一；这个规则集强制出甩牌中"
+        "顶张最先出现的 {expected}。",
     ),
     "f.throw_stood": (
         "The table forced {player}'s throw of {expected}, but the throw stood.",
@@ -267,6 +288,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The penalty for {player}'s throw in trick {trick} is {expected}; {recorded} was claimed.",
         "第 {trick} 轮 {player} 甩牌的罚分应为 {expected}，记录为 {recorded}。",
     ),
+    "f.stake": (
+        "Each failed throw (甩牌) charges one stake unit: {expected} in this hand; {recorded} were "
+        "claimed.",
+        "每次失败的甩牌收一份底金，这一局应为 {expected} 份，记录为 {recorded} 份。",
+    ),
+    "f.stake_none": (
+        "No failed throw (甩牌) of this hand charges a stake unit; {recorded} were claimed.",
+        "这一局没有要收底金的失败甩牌，记录却声明了 {recorded} 份底金。",
+    ),
     "f.kitty": (
         "The kitty (抠底) is {expected}; {recorded} was claimed.",
         "抠底应为 {expected}，记录为 {recorded}。",
@@ -279,6 +309,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The level change is {expected}; {recorded} was claimed.",
         "升级应为 {expected}，记录为 {recorded}。",
     ),
+    "f.match_points": (
+        "The defenders' {points} points give match points for the deal, not levels: "
+        "{expected}; {recorded} was claimed.",
+        "闲家得 {points} 分，这一局按比赛分计、不升级：应为{expected}，记录为{recorded}。",
+    ),
+    "f.points_dealer": ("the dealer's side {n} each", "庄家方每人 {n} 分"),
+    "f.points_defenders": ("the defenders {n} each", "闲家每人 {n} 分"),
+    "f.points_none": ("none", "没有比赛分"),
     "f.trump": (
         "Trump is {expected}; {recorded} was claimed.",
         "主应为 {expected}，记录为 {recorded}。",
@@ -287,17 +325,55 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The dealer is {expected}; {recorded} was claimed.",
         "庄家应为 {expected}，记录为 {recorded}。",
     ),
+    "f.next_dealer": (
+        "{expected} deals next; {recorded} was claimed.",
+        "下一局应由 {expected} 坐庄，记录为 {recorded}。",
+    ),
+    "f.dealer_bidding": (
+        "The bidding makes {expected} the dealer; the record says {recorded}.",
+        "按叫主的结果应由 {expected} 坐庄，记录为 {recorded}。",
+    ),
     "f.unsupported": (
         "The record needs a rule the ruleset leaves open; the audit does not guess.",
         "这份记录需要一条规则集没有定的规则，审计不作猜测。",
+    ),
+    "f.unsupported_rules": (
+        "The record needs rules no ruleset field models (settings of the program that wrote "
+        "it); nothing is checked.",
+        "这份记录用到的规则（写出它的程序的设置）没有任何规则集字段能表达，审计不作任何检查。",
+    ),
+    "f.unsupported_dealer": (
+        "A later hand needs its dealer, whom the match decided, and the record does not say; "
+        "nothing is checked from the bidding on.",
+        "以后各局需要知道由整场比赛决定的庄家，记录却没有写明；从叫主起不作检查。",
+    ),
+    "f.unsupported_levels": (
+        "The first hand's teams stand at different levels (team 0 at {zero}, team 1 at {one}), "
+        "and the ruleset does not say which level is bid; nothing is checked from the bidding on.",
+        "第一局两队的级不同（0 队打 {zero}，1 队打 {one}），规则集没有说叫哪一级；从叫主起不作"
+        "检查。",
+    ),
+    "f.unsupported_nobody": (
+        "Nobody declared, and the ruleset does not say how trump is then chosen; the audit does "
+        "not guess.",
+        "无人亮主，规则集没有说这时怎样定主，审计不作猜测。",
     ),
     "f.split": (
         "{player}'s declared split does not fit the lead; the canonical split is used.",
         "{player} 声明的拆法不合首攻的牌，改用规范拆法。",
     ),
     "f.incomplete": (
-        "The hand is not played out; kitty, score and level are not checked.",
-        "这一局没有打完：不检查底牌、分数和升级。",
+        "The hand is not played out ({left}); kitty, score and level are not checked.",
+        "这一局没有打完（{left}）：不检查底牌、分数和升级。",
+    ),
+    "f.cards_left": ("{name} has {n} left", "{name} 还剩 {n} 张"),
+    "f.incomplete_no_trick": (
+        "No trick was played; kitty, score and level are not checked.",
+        "一轮都没有出：不检查底牌、分数和升级。",
+    ),
+    "f.incomplete_source": (
+        "The record's source says it stops early.",
+        "记录的来源说明它提前结束。",
     ),
     "f.generic": (
         "Expected {expected}; recorded {recorded}.",
@@ -316,6 +392,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ev.beaten_by": ("beaten by", "被压住"),
     "ev.over": ("over", "压"),
     "ev.forced": ("forced unit", "强制出的牌组"),
+    "ev.forced_options": ("tied units, any may be forced", "并列最小、都可强制出的牌组"),
     "ev.extra": ("extra", "多出"),
     "ev.missing": ("missing", "缺少"),
     "ev.more_cards": ("… and {n} more", "……还有 {n} 种"),
@@ -450,6 +527,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "score.total": ("defenders' total", "闲家总分"),
     "score.claimed": ("claimed by the table: {n}", "桌上声明：{n}"),
     "score.result": ("level change: {result}", "升级：{result}"),
+    "score.match_points": (
+        "This ruleset's table gives match points for the deal, not levels.",
+        "这个规则集按比赛分计这一局，不升级。",
+    ),
     "score.not_scored": (
         "This hand was not scored (the record stops early).",
         "这一局没有计分（记录不完整）。",

@@ -145,11 +145,14 @@ def _evidence_rows(
     rows: list[tuple[str, str]] = []
     difference = explain.deal_difference(ev.recorded) if finding.code == "DEAL_INVALID" else None
     if difference is not None:
-        extra, missing = difference
-        if extra:
-            rows.append((t(lang, "ev.extra"), _counted_cards(extra, trumps, lang)))
-        if missing:
-            rows.append((t(lang, "ev.missing"), _counted_cards(missing, trumps, lang)))
+        for key, named, count in (
+            ("ev.extra", difference.extra, difference.extra_count),
+            ("ev.missing", difference.missing, difference.missing_count),
+        ):
+            if named:
+                rows.append((t(lang, key), _counted_cards(named, trumps, lang)))
+            elif count:  # too many to name: the auditor counted them
+                rows.append((t(lang, key), escape(explain.count_text(count, lang))))
     else:
         for key, text, mark in (
             ("ev.expected", ev.expected, ""),
@@ -183,9 +186,15 @@ def _evidence_rows(
         )
     if ev.forced_unit:
         rows.append((t(lang, "ev.forced"), _evidence_cards(list(ev.forced_unit), "", trumps, lang)))
+    options = explain.forced_options(ev)
+    if options:
+        shown = " ".join(_evidence_cards(unit, "", trumps, lang) for unit in options)
+        rows.append((t(lang, "ev.forced_options"), shown))
     for key, value in sorted(ev.details.items()):
-        label = t(lang, "ev.penalty_due") if key == "penalty_due" else t(lang, "ev.detail")
-        rows.append((label, escape(value)))
+        if key == "penalty_due":
+            rows.append((t(lang, "ev.penalty_due"), escape(t(lang, "replay.points", n=value))))
+        elif key != "forced_options" or not options:
+            rows.append((t(lang, "ev.detail"), escape(value)))
     return rows
 
 
@@ -296,6 +305,8 @@ def score_html(view: ReplayView, lang: Lang) -> str:
     if computed.HasField("level_result"):
         result = explain.result_text(computed.level_result, lang)
         notes.append(f"<div>{escape(t(lang, 'score.result', result=result))}</div>")
+    else:  # a scored hand without a level result: the ruleset's table gives match points
+        notes.append(f"<div>{escape(t(lang, 'score.match_points'))}</div>")
     return (
         f'<div class="cdp-score"><div class="lbl">{escape(t(lang, "score.heading"))}</div>'
         f"<table>{body}{total}</table>{''.join(notes)}</div>"

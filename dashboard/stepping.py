@@ -154,6 +154,16 @@ class ReplayView:
         return computed.dealer if computed.HasField("dealer") else None
 
     @cached_property
+    def scored(self) -> bool:
+        """True when the audit counted the score: the hand was played out (tricks, and every
+        hand empty after the last), as the auditor requires before it counts kitty and score.
+        A ruleset of match points scores a hand without a level result."""
+        computed = self.audit.computed
+        return bool(computed.tricks and self.steps) and not any(
+            hand.cards for hand in self.steps[-1].hands
+        )
+
+    @cached_property
     def seats(self) -> list[Seat]:
         """The four seats with names, sides and levels."""
         ctx = self.record.context
@@ -257,7 +267,7 @@ class ReplayView:
             points.append(ScorePoint(trick + 1, step.defenders_points_so_far, recorded))
         claim = self.record.claim
         final = claim.defenders_points if claim.HasField("defenders_points") else None
-        if computed.HasField("level_result") or final is not None:
+        if self.scored or final is not None:
             points.append(ScorePoint(0, computed.defenders_points, final))
         return points
 

@@ -41,7 +41,7 @@ TECHNICAL = frozenset(
     {
         "API", "JSON", "protobuf", "pb", "json", "jsonl", "txt", "md", "UTC", "OIDC", "cdp",
         "chaodipi", "keys", "create", "secrets", "tenants", "Shift", "Home", "End", "Botzone",
-        "Language", "English", "docs", "rules", "zh", "Tractor", "RL", "toml", "eighty",
+        "Language", "English", "docs", "rules", "zh", "Tractor", "RL", "toml", "eighty", "Godot",
     }
 )  # fmt: skip
 """ASCII words a Chinese page may show: file types, commands, key names, names of things."""
