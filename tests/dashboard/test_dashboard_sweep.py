@@ -36,17 +36,25 @@ def faulty(code: str) -> records_pb2.GameRecord:
     raise AssertionError(f"no hand takes {code}")
 
 
+Stored = tuple[str, dict[str, list[str]], set[str]]
+
+
 @pytest.fixture(scope="module")
-def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, list[str]]]:
-    """The database, and the game ids stored for each fixture file and each fault code."""
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
+    """The database, the game ids stored for each fixture file and each fault code, and the
+    fixture files the importers cannot read at all."""
     url = make_db(tmp_path_factory.mktemp("db") / "sweep.db")
     model = ReadModel.open(url)
     games: dict[str, list[str]] = {}
+    unreadable: set[str] = set()
     batches: list[tuple[str, list[records_pb2.GameRecord | records_pb2.MatchRecord]]] = []
     for path in FILES:
         result = importers.load_bytes(path.read_bytes(), path.name)
         records = [getattr(r, r.WhichOneof("record") or "game") for r in result.records]
-        batches.append((str(path.relative_to(FIXTURES)), records))
+        label = str(path.relative_to(FIXTURES))
+        if result.errors and not records:
+            unreadable.add(label)
+        batches.append((label, records))
     batches.extend((code, [faulty(code)]) for code in CODES)
     for label, records in batches:
         summaries = ingest_records(model.sessions, model.tenant_id, records) if records else []
@@ -58,7 +66,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, lis
                 [h.removeprefix("games/") for h in s.hand_games] or [s.game.removeprefix("games/")]
             )
         ]
-    return url, games
+    return url, games, unreadable
 
 
 def words(url: str) -> set[str]:
@@ -94,16 +102,18 @@ def replays_cleanly(url: str, game: str) -> None:
 
 @pytest.mark.parametrize("label", [str(p.relative_to(FIXTURES)) for p in FILES])
 def test_every_fixture_replays(
-    stored: tuple[str, dict[str, list[str]]],
+    stored: Stored,
     label: str,
     use_db: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url, games = stored
+    url, games, unreadable = stored
     monkeypatch.setenv(ENV_URL, url)
-    if Path(label).name.startswith("bad-"):
-        assert games[label] == []  # a record that cannot be read is rejected, not stored
+    if label in unreadable:
+        assert games[label] == []  # a file that cannot be read stores nothing
         return
+    # Every other file stores its records (a botzone log cut by the judger's error is read as
+    # far as it goes: RECORD_INCOMPLETE), and each replays.
     assert games[label]
     for game in games[label]:
         replays_cleanly(url, game)
@@ -111,12 +121,12 @@ def test_every_fixture_replays(
 
 @pytest.mark.parametrize("code", CODES)
 def test_every_fault_code_replays(
-    stored: tuple[str, dict[str, list[str]]],
+    stored: Stored,
     code: str,
     use_db: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url, games = stored
+    url, games, _ = stored
     monkeypatch.setenv(ENV_URL, url)
     (game,) = games[code]
     stored_game = ReadModel.open(url).game(game)
