@@ -424,6 +424,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "查找对局（记录编号、牌手、对局编号）",
     ),
     "replay.no_game": ("No stored game {game}.", "没有找到对局 {game}。"),
+    "replay.not_replayed": (
+        "The audit checked nothing in this record, so there are no steps to show; its findings "
+        "say why.",
+        "审计没有检查这份记录的任何内容，所以没有可以复盘的步骤；原因见下面的问题。",
+    ),
     "replay.unreadable": (
         "The auditor could not replay this record: {problems}",
         "审计器无法复盘这份记录：{problems}",

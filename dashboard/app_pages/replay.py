@@ -76,9 +76,38 @@ if view_found is None:
     st.error(t(lang, "replay.no_game", game=wanted))
     st.stop()
 view: ReplayView = view_found  # never None, also inside the callbacks below
-if view.last < 0:
+
+
+def rule_panel(finding: audit_pb2.Finding, current: Lang) -> None:
+    """The rule a finding cites, from the project's rules document in the chosen language."""
+    if not finding.rule_id:
+        return
+    found = rules.ruling_for(current, finding.rule_id)
+    if found is None:
+        with st.expander(t(current, "rule.open_bare", rule=finding.rule_id)):
+            st.write(t(current, "rule.missing", rule=finding.rule_id))
+        return
+    ruling, source = found
+    title = t(current, "rule.open", rule=finding.rule_id, title=ruling.title)
+    with st.expander(title if ruling.title else t(current, "rule.open_bare", rule=finding.rule_id)):
+        if ruling.rule_id != finding.rule_id:
+            st.caption(t(current, "rule.parent", rule=finding.rule_id, parent=ruling.rule_id))
+        if source != current:
+            st.caption(t(current, "rule.other_lang"))
+        st.markdown(ruling.text)
+
+
+if view.audit.rejections:
     problems = "; ".join(f"{v.field}: {v.description}" for v in view.audit.rejections)
     st.error(t(lang, "replay.unreadable", problems=problems))
+    st.stop()
+if view.last < 0:
+    # Read, but not replayed: the audit checks nothing of a record that needs rules no ruleset
+    # models (UNSUPPORTED); its findings say why.
+    st.warning(t(lang, "replay.not_replayed"))
+    for index, finding in enumerate(view.findings):
+        st.html(finding_html(view, index, frozenset(), lang))
+        rule_panel(finding, lang)
     st.stop()
 
 # The URL's step (1-based) wins when it changed since this session last wrote it (a link was
@@ -189,25 +218,6 @@ with table:
     )
     st.html(table_html(view, step, lang))
     st.html(legend_html(lang))
-
-
-def rule_panel(finding: audit_pb2.Finding, current: Lang) -> None:
-    """The rule a finding cites, from the project's rules document in the chosen language."""
-    if not finding.rule_id:
-        return
-    found = rules.ruling_for(current, finding.rule_id)
-    if found is None:
-        with st.expander(t(current, "rule.open_bare", rule=finding.rule_id)):
-            st.write(t(current, "rule.missing", rule=finding.rule_id))
-        return
-    ruling, source = found
-    title = t(current, "rule.open", rule=finding.rule_id, title=ruling.title)
-    with st.expander(title if ruling.title else t(current, "rule.open_bare", rule=finding.rule_id)):
-        if ruling.rule_id != finding.rule_id:
-            st.caption(t(current, "rule.parent", rule=finding.rule_id, parent=ruling.rule_id))
-        if source != current:
-            st.caption(t(current, "rule.other_lang"))
-        st.markdown(ruling.text)
 
 
 with side:

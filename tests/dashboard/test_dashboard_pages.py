@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand
+from chaodipi.dashboard.i18n import t
 from chaodipi.service.db import ENV_URL
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import FINDING_CODES, ReadModel
@@ -277,6 +278,22 @@ def test_upload_reports_the_bad_file_and_stores_the_good_one(
     table = at.dataframe[0].value
     assert list(table["file"]) == ["good.txt"] and list(table["status"]) == ["已存储"]
     assert table["replay"][0].startswith("replay?game=")
+
+
+def test_a_record_the_audit_does_not_replay_shows_why(
+    tmp_path: Path, use_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record needing rules no ruleset models (UNSUPPORTED, from its importer) has no steps:
+    the replay says so and shows the finding, in Chinese."""
+    url = make_db(tmp_path / "unsupported.db")
+    monkeypatch.setenv(ENV_URL, url)
+    record = generate_hand("classic", 44)
+    record.metadata["audit.unsupported"] = "rule_config lead_timer: unknown to the variant"
+    model = ReadModel.open(url)
+    (summary,) = ingest_records(model.sessions, model.tenant_id, [record])
+    at = page("replay", "zh", game=summary.game.removeprefix("games/"))
+    assert [w.value for w in at.warning] == [t("zh", "replay.not_replayed")] and not at.error
+    assert "规则集未定的情形" in html_of(at) and not untranslated(at, data_words(url))
 
 
 def test_the_readme_example_uploads_and_replays(
