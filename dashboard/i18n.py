@@ -700,13 +700,31 @@ TEXTS: dict[str, tuple[str, str]] = {
     # -- upload -------------------------------------------------------------------------------
     "upload.title": ("Upload records", "上传记录"),
     "upload.about": (
-        "Protobuf (`.pb`), protobuf JSON (`.json`, `.jsonl`) or text notation (`.txt`) files, one "
-        "or many; the eighty and Botzone formats are read too. Every record is audited and stored "
-        "with its findings; a file that cannot be read is reported and the others are still "
-        "stored. Uploads go to the tenant you are signed in as.",
-        "可上传一个或多个 protobuf（`.pb`）、protobuf JSON（`.json`、`.jsonl`）或文本记谱（`.txt`）"
-        "文件；也能读 80 分和 Botzone 的格式。每份记录都会审计并连同结果存储；读不了的文件会报告"
-        "出来，其他文件照常存储。上传的记录归你登录的租户。",
+        "Record files, one or many, in any of these formats (each file's is recognised from its "
+        "name and content): {formats}. Every record is audited and stored with its findings; a "
+        "file that cannot be read is reported and the others are still stored. Uploads go to the "
+        "tenant you are signed in as.",
+        "可上传一个或多个记录文件，格式可以是以下任何一种（按文件名和内容自动识别）：{formats}。"
+        "每份记录都会审计并连同结果存储；读不了的文件会报告出来，其他文件照常存储。上传的记录归你"
+        "登录的租户。",
+    ),
+    "upload.format_text": ("text notation (`.txt`)", "文本记谱（`.txt`）"),
+    "upload.format_pb": ("protobuf (`.pb`)", "protobuf（`.pb`）"),
+    "upload.format_json": (
+        "protobuf JSON (`.json`, `.jsonl`)",
+        "protobuf JSON（`.json`、`.jsonl`）",
+    ),
+    "upload.format_eighty": (
+        "80-fen-shengji game replays (`.json`)",
+        "80 分升级网页游戏的对局回放（`.json`）",
+    ),
+    "upload.format_botzone": (
+        "Botzone judge logs of 双升 (`.json`)",
+        "Botzone 双升裁判程序的对局日志（`.json`）",
+    ),
+    "upload.format_godot": (
+        "shengji-godot game logs (`.json`)",
+        "`shengji-godot` 游戏的对局日志（`.json`）",
     ),
     "upload.files": ("Record files", "记录文件"),
     "upload.go": ("Audit and store", "审计并存储"),
@@ -719,6 +737,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{file}: record {record} rejected: {error}",
         "{file}：记录 {record} 被拒收：{error}",
     ),
+    "upload.conflicts": (
+        "{n} not stored: another record of the same id is stored.",
+        "未存储 {n} 份：已存储的另一份记录用了同一个编号。",
+    ),
+    "upload.conflict": (
+        "{file}: record {record} not stored, its id names another stored record: {error}",
+        "{file}：记录 {record} 未存储，它的编号已属于另一份已存储的记录：{error}",
+    ),
     "upload.problem": ("{problem}", "无法读取：{problem}"),
     "upload.note": ("{note}", "说明：{note}"),
     "upload.col_file": ("file", "文件"),
@@ -729,6 +755,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "upload.status_stored": ("stored", "已存储"),
     "upload.status_duplicate": ("already stored", "已存在"),
     "upload.status_rejected": ("rejected", "拒收"),
+    "upload.status_conflict": ("id taken by another record", "编号已被占用"),
     "upload.replay_link": ("Replay {record}{hand} ({status})", "复盘 {record}{hand}（{status}）"),
 }
 """Every text of the dashboard: key → (English, Chinese)."""

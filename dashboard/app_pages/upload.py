@@ -6,17 +6,19 @@ import streamlit as st
 
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.i18n import t
-from chaodipi.dashboard.uploads import UploadOutcome, ingest_files
+from chaodipi.dashboard.uploads import UploadOutcome, formats_text, ingest_files
 
 STATUS_KEYS = {
     "stored": "upload.status_stored",
     "duplicate": "upload.status_duplicate",
     "rejected": "upload.status_rejected",
+    "conflict": "upload.status_conflict",
 }
+NOT_STORED_KEYS = {"rejected": "upload.rejected", "conflict": "upload.conflict"}
 
 lang = ui.lang()
 st.title(t(lang, "upload.title"))
-st.write(t(lang, "upload.about"))
+st.write(t(lang, "upload.about", formats=formats_text(lang)))
 
 files = st.file_uploader(t(lang, "upload.files"), accept_multiple_files=True, key="upload-files")
 if files and st.button(t(lang, "upload.go"), type="primary", key="upload-go"):
@@ -28,8 +30,10 @@ if files and st.button(t(lang, "upload.go"), type="primary", key="upload-go"):
 outcome: UploadOutcome | None = st.session_state.get("upload-outcome")
 if outcome is not None:
     stored, duplicates = outcome.count("stored"), outcome.count("duplicate")
-    rejected = outcome.count("rejected")
+    rejected, conflicts = outcome.count("rejected"), outcome.count("conflict")
     message = t(lang, "upload.summary", stored=stored, duplicates=duplicates, rejected=rejected)
+    if conflicts:
+        message += " " + t(lang, "upload.conflicts", n=conflicts)
     if stored or duplicates:
         st.success(message)
     else:
@@ -37,11 +41,11 @@ if outcome is not None:
     for problem in outcome.problems:
         st.error(t(lang, "upload.problem", problem=problem))
     for record in outcome.records:
-        if record.status == "rejected":
+        if record.status in NOT_STORED_KEYS:
             st.error(
                 t(
                     lang,
-                    "upload.rejected",
+                    NOT_STORED_KEYS[record.status],
                     file=record.file,
                     record=record.record_id or "?",
                     error=record.error,

@@ -12,7 +12,8 @@ from chaodipi import importers
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.dashboard import APP, prepare, streamlit_command, streamlit_env
-from chaodipi.dashboard import exports
+from chaodipi.dashboard import exports, uploads
+from chaodipi.dashboard.i18n import LANGS, t
 from chaodipi.dashboard.uploads import ingest_files
 from chaodipi.service.db import ENV_URL
 from chaodipi.service.readmodel import ReadModel, StoredGame
@@ -41,6 +42,18 @@ def test_upload_keeps_good_files_and_names_bad_ones(tmp_path: Path) -> None:
     assert any(p.startswith("empty.txt") for p in outcome.problems)
     again = ingest_files(model, files[:1])
     assert again.count("duplicate") == 1 and again.records[0].game_ids
+    changed = records_pb2.RecordFile()
+    changed.CopyFrom(hand)
+    changed.game.metadata["note"] = "edited after it was stored"
+    conflict = ingest_files(model, [("changed.pb", importers.dumps([changed], "pb"))])
+    assert [r.status for r in conflict.records] == ["conflict"] and conflict.records[0].error
+
+
+def test_the_upload_page_names_every_format_the_importers_read() -> None:
+    assert list(uploads.FORMAT_KEYS) == list(importers.FORMATS)
+    for lang in LANGS:
+        text = uploads.formats_text(lang)
+        assert all(t(lang, key) in text for key in uploads.FORMAT_KEYS.values())
 
 
 def test_samples_carry_faults_and_load_only_once(tmp_path: Path) -> None:

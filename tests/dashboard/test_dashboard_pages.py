@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.dashboard.i18n import t
+from chaodipi.dashboard.uploads import formats_text
 from chaodipi.service.db import ENV_URL
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import FINDING_CODES, ReadModel
@@ -278,6 +279,29 @@ def test_upload_reports_the_bad_file_and_stores_the_good_one(
     table = at.dataframe[0].value
     assert list(table["file"]) == ["good.txt"] and list(table["status"]) == ["已存储"]
     assert table["replay"][0].startswith("replay?game=")
+
+
+def test_upload_lists_every_format_and_reports_a_conflict(
+    tmp_path: Path, use_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page names every format the importers read (godot too), in either language; a
+    record whose id a stored record already has is reported, not stored."""
+    monkeypatch.setenv(ENV_URL, make_db(tmp_path / "formats.db"))
+    for lang in ("zh", "en"):
+        at = page("upload", lang)
+        assert any(formats_text(lang) in m.value for m in at.markdown), lang
+    record = generate_hand("classic", 43)
+    at = page("upload", "zh")
+    upload = [("first.txt", importers.dumps([records_pb2.RecordFile(game=record)], "text"))]
+    record.metadata["note"] = "changed"
+    upload.append(("second.txt", importers.dumps([records_pb2.RecordFile(game=record)], "text")))
+    at.file_uploader(key="upload-files").set_value(
+        [(name, data, "text/plain") for name, data in upload]
+    ).run()
+    at.button(key="upload-go").click().run()
+    assert not at.exception and any("未存储 1 份" in s.value for s in at.success)
+    assert any("second.txt" in e.value and "另一份已存储的记录" in e.value for e in at.error)
+    assert list(at.dataframe[0].value["status"]) == ["已存储", "编号已被占用"]
 
 
 def test_a_record_the_audit_does_not_replay_shows_why(
