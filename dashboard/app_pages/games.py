@@ -13,7 +13,7 @@ import streamlit as st
 from chaodipi.dashboard import data, explain, ui
 from chaodipi.dashboard.i18n import t
 from chaodipi.dashboard.stepping import SEVERITY_KEYS
-from chaodipi.engine.presets import BUILTIN
+from chaodipi.engine.presets import PRESETS
 from chaodipi.service.readmodel import FINDING_CODES, GameFilter, GameSearch
 from chaodipi.v1 import audit_pb2
 
@@ -67,7 +67,7 @@ ui.from_url(
     "games",
     {
         "q": str,
-        "ruleset": one_of(BUILTIN),
+        "ruleset": one_of(PRESETS),
         "player": one_of(players),
         "code": one_of(FINDING_CODES),
         "dates": days,
@@ -92,7 +92,7 @@ row1 = st.expander(t(lang, "games.filters"), expanded=chosen_filters).columns(
 )
 ruleset = row1[0].selectbox(
     t(lang, "games.ruleset"),
-    BUILTIN,
+    list(PRESETS),
     index=None,
     placeholder=t(lang, "games.any"),
     format_func=lambda r: explain.ruleset_text(r, lang),

@@ -214,6 +214,7 @@ def test_games_search_filters_and_states(seeded_env: Seeded) -> None:
 def test_games_filters_come_from_the_url(seeded_env: Seeded) -> None:
     at = page("games", "zh", ruleset="anhui", state="findings")
     assert at.selectbox(key="ruleset").value == "anhui"
+    assert "Godot 升级" in at.selectbox(key="ruleset").options  # every preset's games are stored
     rows = html_of(at).count("<tr>") - 1
     assert rows >= 1 and "安徽炒地皮" in html_of(at) and "经典炒地皮" not in html_of(at)
 
