@@ -186,10 +186,7 @@ def trump_text(trump: records_pb2.Trump, lang: Lang) -> str:
 def ruleset_text(ruleset: str, lang: Lang) -> str:
     """A ruleset's name (its id when the catalogue does not know it)."""
     key = f"ruleset.{ruleset}"
-    return t(lang, key) if key in _KNOWN_RULESETS else ruleset
-
-
-_KNOWN_RULESETS = frozenset(key for key in TEXTS if key.startswith("ruleset."))
+    return t(lang, key) if key in TEXTS else ruleset
 
 
 def value_text(view: ReplayView, code: str, text: str, lang: Lang) -> str:
