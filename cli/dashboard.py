@@ -40,6 +40,8 @@ def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
         "--browser.gatherUsageStats=false",
         "--server.fileWatcherType=none",
         "--theme.base=light",
+        # No "Deploy" button nor developer menu: the toolbar shows only the viewer's options.
+        "--client.toolbarMode=viewer",
     ]
 
 

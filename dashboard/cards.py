@@ -4,8 +4,10 @@ Red suits (♥ ♦) are red, trumps carry a gold band, and three highlight class
 evidence: ``beat`` (a card that beats a unit of a throw), ``alt`` (a legal alternative to an
 illegal play) and ``offence`` (the cards the finding is about).
 
->>> card_html("HT")
+>>> card_html("HT", lang="en")
 '<span class="cdp-card red" data-card="HT" data-suit="♥" title="♥10"><b>10</b><i>♥</i></span>'
+>>> card_html("BJ", lang="zh").split(">", 1)[1]
+'<b>大王</b><i>★</i></span>'
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from html import escape
 
+from chaodipi.dashboard.i18n import Lang, t
 from chaodipi.engine.cards import CardError, card_label, parse_card
 
 STYLE = """<style>
@@ -30,6 +33,8 @@ STYLE = """<style>
 .cdp-card::after{content:attr(data-suit);position:absolute;right:4px;bottom:3px;font-size:19px}
 .cdp-card.red{color:#c62828}
 .cdp-card.joker b{font-size:9px;writing-mode:vertical-lr;letter-spacing:0}
+.cdp-card.joker.cjk b{font-size:13px;letter-spacing:1px}
+.cdp-card.joker::after{font-size:12px}
 .cdp-card.joker i{display:none}
 .cdp-card.trump{background:linear-gradient(#fff 72%,#ffe082 72%);border-color:#c9a227}
 .cdp-card.beat{outline:3px solid #2e7d32;outline-offset:-1px;z-index:2;
@@ -75,9 +80,40 @@ STYLE = """<style>
 .cdp-finding .ev{margin-top:6px;display:grid;grid-template-columns:auto 1fr;gap:4px 8px;
   align-items:center}
 .cdp-finding .ev span.k{font-size:11px;color:#555;text-transform:uppercase}
+.cdp-finding .ev span.v{display:flex;gap:4px;align-items:center;flex-wrap:wrap;min-width:0}
+.cdp-finding .where{color:#555;font-size:12px;margin-top:2px}
+.cdp-finding .say{margin-top:4px}
+.cdp-finding .words{margin-top:4px;color:#666;font-size:12px}
+.cdp-count{display:inline-flex;align-items:center;gap:1px;margin-right:4px}
+.cdp-score{font-family:"DejaVu Sans",system-ui,sans-serif;font-size:13px;background:#f5f5f5;
+  border-radius:8px;padding:6px 10px;margin:6px 0;max-width:100%;box-sizing:border-box}
+.cdp-score table{border-collapse:collapse;margin:4px 0}
+.cdp-score td{padding:1px 10px 1px 0}
+.cdp-score td+td{text-align:right;font-variant-numeric:tabular-nums}
+.cdp-score tr.total td{border-top:1px solid #999;font-weight:700}
+.cdp-score .bad{color:#c62828;font-weight:600}
+.cdp-score .lbl{font-size:11px;text-transform:uppercase;color:#666}
 .cdp-legend{font-size:12px;color:#444;display:flex;gap:14px;flex-wrap:wrap;margin-top:6px;
   font-family:"DejaVu Sans",system-ui,sans-serif;align-items:center}
 .cdp-legend .cdp-card{transform:scale(.7);margin:-8px -5px}
+@media (max-width:640px){
+  .cdp-table{grid-template-columns:minmax(0,1fr);grid-template-areas:"n" "w" "c" "e" "s";
+    gap:6px;padding:6px;border-radius:8px}
+  .cdp-seat{padding:4px 6px 5px}
+  .cdp-seat h4{font-size:12px;margin-bottom:2px}
+  .cdp-card{width:30px;height:42px;padding:2px 0 0 3px;border-radius:4px}
+  .cdp-card b{font-size:12px}
+  .cdp-card i{font-size:10px}
+  .cdp-card::after{font-size:13px;right:3px;bottom:2px}
+  .cdp-card.joker.cjk b{font-size:10px;letter-spacing:0}
+  .cdp-hand{padding-left:14px;min-height:44px;row-gap:3px}
+  .cdp-hand .cdp-card{margin-left:-14px}
+  .cdp-center{grid-template-columns:repeat(3,minmax(0,1fr));padding:4px;font-size:11px}
+  .cdp-play .cdp-row{flex-wrap:wrap;padding-left:18px}
+  .cdp-play .cdp-row .cdp-card{margin-left:-18px}
+  .cdp-info{gap:6px}
+  .cdp-info>div{max-width:100%;box-sizing:border-box}
+}
 </style>"""
 """The one style block every page that shows cards puts on the page once."""
 
@@ -85,13 +121,17 @@ SEAT_AREAS = ("s", "e", "n", "w")
 """Grid area of each seat: seat 0 at the bottom, play order counter-clockwise."""
 
 HIGHLIGHTS = ("beat", "alt", "offence")
+CJK: dict[Lang, str] = {"zh": " cjk", "en": ""}
+"""The class that sets a joker's face (大王, 小王) in Chinese characters."""
 
 
-def _face(token: str) -> tuple[str, str, str]:
+def _face(token: str, lang: Lang) -> tuple[str, str, str]:
     """Rank text, suit text and colour class of a token (unreadable tokens shown as given)."""
     upper = token.strip().upper()
-    if upper in ("BJ", "LJ"):
-        return ("JOKER", "★", "red joker" if upper == "BJ" else "joker")
+    if upper == "BJ":
+        return (t(lang, "card.joker_face_big"), "★", "red joker" + CJK[lang])
+    if upper == "LJ":
+        return (t(lang, "card.joker_face_little"), "★", "joker" + CJK[lang])
     try:
         label = card_label(parse_card(upper))
     except CardError:
@@ -99,25 +139,25 @@ def _face(token: str) -> tuple[str, str, str]:
     return label[1:], label[0], "red" if label[0] in "♥♦" else ""
 
 
-def card_title(token: str) -> str:
-    """A readable name of a card for tooltips: ``♥10``, ``big joker``."""
+def card_title(token: str, lang: Lang) -> str:
+    """A readable name of a card for tooltips: ``♥10``, ``big joker`` (``大王``)."""
     upper = token.strip().upper()
     if upper == "BJ":
-        return "big joker"
+        return t(lang, "card.big_joker")
     if upper == "LJ":
-        return "little joker"
-    rank, suit, _ = _face(upper)
+        return t(lang, "card.little_joker")
+    rank, suit, _ = _face(upper, lang)
     return suit + rank
 
 
-def card_html(token: str, *, trump: bool = False, mark: str = "") -> str:
+def card_html(token: str, *, lang: Lang, trump: bool = False, mark: str = "") -> str:
     """One card face; ``mark`` is one of ``HIGHLIGHTS`` (or empty)."""
-    rank, suit, colour = _face(token)
+    rank, suit, colour = _face(token, lang)
     classes = ["cdp-card", *colour.split()]
-    title = card_title(token)
+    title = card_title(token, lang)
     if trump:
         classes.append("trump")
-        title += " (trump)"
+        title += f" ({t(lang, 'card.trump')})"
     if mark in HIGHLIGHTS:
         classes.append(mark)
     return (
@@ -130,6 +170,7 @@ def card_html(token: str, *, trump: bool = False, mark: str = "") -> str:
 def cards_html(
     tokens: Iterable[str],
     *,
+    lang: Lang,
     trumps: Collection[str] = (),
     marks: Mapping[str, Sequence[str]] | None = None,
     css: str = "cdp-row",
@@ -148,18 +189,18 @@ def cards_html(
                 left[name][upper] -= 1
                 mark = name
                 break
-        parts.append(card_html(upper, trump=upper in trumps, mark=mark))
+        parts.append(card_html(upper, lang=lang, trump=upper in trumps, mark=mark))
     return f'<div class="{css}">{"".join(parts)}</div>'
 
 
-def legend_html() -> str:
+def legend_html(lang: Lang) -> str:
     """What the card markings mean."""
     items = [
-        (card_html("HA"), "red suits"),
-        (card_html("S2", trump=True), "trump"),
-        (card_html("SK", mark="beat"), "beats the throw"),
-        (card_html("HJ", mark="alt"), "legal alternative"),
-        (card_html("D9", mark="offence"), "the play in breach"),
+        (card_html("HA", lang=lang), t(lang, "legend.red")),
+        (card_html("S2", lang=lang, trump=True), t(lang, "legend.trump")),
+        (card_html("SK", lang=lang, mark="beat"), t(lang, "legend.beat")),
+        (card_html("HJ", lang=lang, mark="alt"), t(lang, "legend.alt")),
+        (card_html("D9", lang=lang, mark="offence"), t(lang, "legend.offence")),
     ]
     return (
         '<div class="cdp-legend">'

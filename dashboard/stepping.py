@@ -15,33 +15,34 @@ from chaodipi.engine.cards import CardError, card_token, parse_card
 from chaodipi.service.readmodel import GameReplay
 from chaodipi.v1 import audit_pb2, records_pb2
 
-PHASES = {
-    audit_pb2.PHASE_DEAL: "deal",
-    audit_pb2.PHASE_BIDDING: "bidding",
-    audit_pb2.PHASE_KITTY: "kitty",
-    audit_pb2.PHASE_PLAY: "play",
-    audit_pb2.PHASE_SCORING: "scoring",
-    audit_pb2.PHASE_MATCH: "match",
+PHASE_KEYS = {
+    audit_pb2.PHASE_DEAL: "phase.deal",
+    audit_pb2.PHASE_BIDDING: "phase.bidding",
+    audit_pb2.PHASE_KITTY: "phase.kitty",
+    audit_pb2.PHASE_PLAY: "phase.play",
+    audit_pb2.PHASE_SCORING: "phase.scoring",
+    audit_pb2.PHASE_MATCH: "phase.match",
 }
-SEVERITIES = {
-    audit_pb2.SEVERITY_BREACH: "breach",
-    audit_pb2.SEVERITY_SCORING_ERROR: "scoring error",
-    audit_pb2.SEVERITY_WARNING: "warning",
+"""The catalogue key (``chaodipi.dashboard.i18n``) naming each phase."""
+SEVERITY_KEYS = {
+    audit_pb2.SEVERITY_BREACH: "severity.breach",
+    audit_pb2.SEVERITY_SCORING_ERROR: "severity.scoring",
+    audit_pb2.SEVERITY_WARNING: "severity.warning",
 }
-BID_KINDS = {
-    records_pb2.BID_KIND_DECLARE: "declare",
-    records_pb2.BID_KIND_LOCK: "lock",
-    records_pb2.BID_KIND_OVERCALL: "overcall",
-    records_pb2.BID_KIND_CHAO_DI: "chao di (re-bury)",
-    records_pb2.BID_KIND_KITTY_FLIP: "kitty flip",
+BID_KEYS = {
+    records_pb2.BID_KIND_DECLARE: "bid.declare",
+    records_pb2.BID_KIND_LOCK: "bid.lock",
+    records_pb2.BID_KIND_OVERCALL: "bid.overcall",
+    records_pb2.BID_KIND_CHAO_DI: "bid.chao_di",
+    records_pb2.BID_KIND_KITTY_FLIP: "bid.kitty_flip",
 }
-SUIT_TEXT = {
+SUIT_SYMBOLS = {
     records_pb2.SUIT_SPADES: "♠",
     records_pb2.SUIT_HEARTS: "♥",
     records_pb2.SUIT_CLUBS: "♣",
     records_pb2.SUIT_DIAMONDS: "♦",
-    records_pb2.SUIT_NO_TRUMP: "no trump",
 }
+"""Suits as symbols (no-trump is a word: ``suit.none``)."""
 
 
 def card_tokens(text: str) -> list[str]:
@@ -53,19 +54,12 @@ def card_tokens(text: str) -> list[str]:
         return []
 
 
-def trump_text(trump: records_pb2.Trump) -> str:
-    """``level 2, trump ♠`` (or ``no trump yet`` before any declaration)."""
-    if not trump.level:
-        return "no trump yet"
-    return f"level {trump.level}, trump {SUIT_TEXT.get(trump.suit, '?')}"
-
-
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat at the table: who sat there, their side and their team's level."""
 
     seat: int
-    name: str
+    name: str  # the display name, else the player id, else "" (the seat has no player)
     player_id: str
     side: str  # "dealer", "dealer side", "defender" or "" when the dealer is unknown
     level: str
@@ -160,6 +154,16 @@ class ReplayView:
         return computed.dealer if computed.HasField("dealer") else None
 
     @cached_property
+    def scored(self) -> bool:
+        """True when the audit counted the score: the hand was played out (tricks, and every
+        hand empty after the last), as the auditor requires before it counts kitty and score.
+        A ruleset of match points scores a hand without a level result."""
+        computed = self.audit.computed
+        return bool(computed.tricks and self.steps) and not any(
+            hand.cards for hand in self.steps[-1].hands
+        )
+
+    @cached_property
     def seats(self) -> list[Seat]:
         """The four seats with names, sides and levels."""
         ctx = self.record.context
@@ -178,7 +182,7 @@ class ReplayView:
                     else "defender"
                 )
             level = ctx.team0_level if seat % 2 == 0 else ctx.team1_level
-            out.append(Seat(seat, name or f"seat {seat}", pid, side, level))
+            out.append(Seat(seat, name, pid, side, level))
         return out
 
     def trumps(self, index: int) -> frozenset[str]:
@@ -245,24 +249,6 @@ class ReplayView:
                 seat_marks(beat.seat).beat.extend(beat.cards)
         return out
 
-    def position_text(self, finding_index: int) -> str:
-        """Where a finding applies, for people: ``play, trick 13, play 3, seat 2 (Zhang Min)``."""
-        finding = self.findings[finding_index]
-        pos = finding.position
-        where = self.replay.finding_places[finding_index]
-        if pos.HasField("seat") and 0 <= pos.seat < 4:
-            where += f" ({self.seats[pos.seat].name})"
-        return ", ".join(p for p in (PHASES.get(pos.phase, ""), where) if p)
-
-    def step_text(self, index: int) -> str:
-        """A caption for a step: ``Trick 3, play 2 of 4`` or ``Bidding``."""
-        step = self.steps[index]
-        if step.phase == audit_pb2.PHASE_PLAY and step.HasField("trick"):
-            if step.HasField("play"):
-                return f"Trick {step.trick + 1}, play {step.play + 1} of 4"
-            return f"Trick {step.trick + 1} complete"
-        return PHASES.get(step.phase, "step").capitalize()
-
     # -- the score chart --------------------------------------------------------------------
 
     def score_points(self) -> list[ScorePoint]:
@@ -281,7 +267,7 @@ class ReplayView:
             points.append(ScorePoint(trick + 1, step.defenders_points_so_far, recorded))
         claim = self.record.claim
         final = claim.defenders_points if claim.HasField("defenders_points") else None
-        if computed.HasField("level_result") or final is not None:
+        if self.scored or final is not None:
             points.append(ScorePoint(0, computed.defenders_points, final))
         return points
 

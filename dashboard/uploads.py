@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chaodipi import importers
+from chaodipi.dashboard.i18n import Lang, t
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import ReadModel
 from chaodipi.v1 import records_pb2, service_pb2
@@ -21,6 +22,23 @@ STATUS = {
     service_pb2.RecordSummary.STATUS_REJECTED: "rejected",
     service_pb2.RecordSummary.STATUS_CONFLICT: "conflict",
 }
+
+
+FORMAT_KEYS = {
+    "text": "upload.format_text",
+    "pb": "upload.format_pb",
+    "json": "upload.format_json",
+    "eighty": "upload.format_eighty",
+    "botzone": "upload.format_botzone",
+    "godot": "upload.format_godot",
+}
+"""The catalogue key describing each format ``importers`` reads (``importers.FORMATS``)."""
+
+
+def formats_text(lang: Lang) -> str:
+    """Every format an upload may be in, in words, in the importers' order."""
+    separator = "；" if lang == "zh" else "; "
+    return separator.join(t(lang, FORMAT_KEYS[name]) for name in importers.FORMATS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +65,7 @@ class UploadOutcome:
     notes: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
-        """How many records ended with ``status`` (stored, duplicate or rejected)."""
+        """How many records ended with ``status`` (stored, duplicate, rejected or conflict)."""
         return sum(1 for r in self.records if r.status == status)
 
 

@@ -43,12 +43,14 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     Engine,
     Float,
+    Select,
     SQLColumnExpression,
     and_,
     case,
@@ -70,6 +72,7 @@ from chaodipi.engine.order import trump_context
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.home import DEFAULT_TENANT
+from chaodipi.service.keys import tenant_for_key
 from chaodipi.service.limits import (
     MAX_PAGE_TOKEN,
     BadArgument,
@@ -78,7 +81,7 @@ from chaodipi.service.limits import (
     id_problem,
 )
 from chaodipi.service.migrate import upgrade
-from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player
+from chaodipi.service.models import Finding, Game, GamePlayer, Match, Player, Tenant
 from chaodipi.service.names import game_name, match_name, player_name
 from chaodipi.service.results import as_utc
 from chaodipi.service.store import ensure_tenant, find_tenant
@@ -401,6 +404,102 @@ class GameReplay:
         return game
 
 
+# -- the dashboard's answers: game search, player summaries and trends --------------------
+# Kept apart from the answers above (the gRPC server's) so each side can grow on its own.
+
+
+@dataclass(frozen=True, slots=True)
+class GameSearch:
+    """A page of a game search: ``filters`` as for ``ReadModel.games``, and ``text`` matched
+    (case-insensitive, anywhere) against the record id, the game id and the players' ids and
+    display names. ``page`` is 0-based."""
+
+    filters: GameFilter = GameFilter()
+    text: str = ""
+    page: int = 0
+    page_size: int = DEFAULT_PAGE_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class GameSearchPage:
+    """One numbered page of a game search, with the total of games that match."""
+
+    games: tuple[GameRow, ...]
+    total: int
+    page: int
+    pages: int
+    page_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """What a player asks of their statistics, over the games selected.
+
+    Wins count only hands with a computed result (``*_decided``). ``team_points_defending``
+    sums the defenders' total of every hand the player defended; ``own_points_defending`` the
+    points of the tricks the player won there. ``match_levels`` nets levels gained minus
+    conceded over the hands that belong to a match (``matches`` of them).
+    """
+
+    player_id: str
+    display_name: str
+    hands: int
+    dealer_hands: int
+    dealer_decided: int
+    dealer_wins: int
+    defender_hands: int
+    defender_decided: int
+    defender_wins: int
+    team_points_defending: int
+    own_points_defending: int
+    throws_tried: int
+    throws_stood: int
+    kou_di_count: int
+    kou_di_points: int
+    levels_gained: int
+    levels_conceded: int
+    matches: int
+    match_levels: int
+    first_played: datetime | None
+    last_played: datetime | None
+    breaches_by_code: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def breaches(self) -> int:
+        """Breach findings charged to the player's seat."""
+        return sum(self.breaches_by_code.values())
+
+
+TREND_PERIODS = ("day", "week", "month", "match")
+"""How ``ReadModel.player_trend`` groups hands: by the UTC day, week (from Monday) or month
+they were played, or by the match they belong to."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrendRow:
+    """A player's hands in one period (or one match), summed as in ``PlayerSummary``.
+
+    ``period`` is ``2026-10-13`` (a day, or the Monday that starts a week), ``2026-10`` (a
+    month) or a match's record id; ``first_played`` orders the rows."""
+
+    period: str
+    first_played: datetime | None
+    hands: int
+    dealer_hands: int
+    dealer_decided: int
+    dealer_wins: int
+    defender_hands: int
+    defender_decided: int
+    defender_wins: int
+    team_points_defending: int
+    throws_tried: int
+    throws_stood: int
+    kou_di_count: int
+    kou_di_points: int
+    levels_net: int
+    breaches: int
+
+
 @dataclass(frozen=True, slots=True)
 class ReadModel:
     """One tenant's stored games on one database, read (never written).
@@ -510,20 +609,10 @@ class ReadModel:
         if id_problem(name):
             return None
         with self.sessions() as session:
-            mine = col(Match.tenant_id) == self.tenant_id
-            # Its own id first: a record id that happens to be another match's id loses.
-            found = session.scalar(select(Match).where(mine, col(Match.id) == name))
-            if found is None:
-                found = session.scalar(select(Match).where(mine, *_named_match(name)))
+            found = _find_match(session, self.tenant_id, name)
             if found is None:
                 return None
-            hands = tuple(
-                session.scalars(
-                    select(col(Game.id))
-                    .where(col(Game.match_id) == found.id)
-                    .order_by(col(Game.hand_index))
-                )
-            )
+            hands = tuple(session.scalars(_hand_ids(found.id)))
         record, report = records_pb2.MatchRecord(), audit_pb2.MatchAuditReport()
         record.ParseFromString(found.record)
         report.ParseFromString(found.report)
@@ -602,6 +691,64 @@ class ReadModel:
         _check_game_filter(filters)
         with self.sessions() as session:
             return _finding_counts(session, self.tenant_id, filters)
+
+    # -- the dashboard's reads (queries in the last section of this module) ------------------
+
+    @classmethod
+    def for_api_key(cls, sessions: SessionFactory, key: str) -> ReadModel | None:
+        """The read model of the tenant an active API key belongs to, or None for an unknown
+        or revoked key (one indexed lookup of the key's SHA-256)."""
+        tenant = tenant_for_key(sessions, key.strip())
+        return None if tenant is None else cls(sessions, tenant)
+
+    def tenant_name(self) -> str:
+        """The name of the tenant read (``default`` for the service without API keys)."""
+        with self.sessions() as session:
+            return (
+                session.scalar(select(col(Tenant.name)).where(col(Tenant.id) == self.tenant_id))
+                or ""
+            )
+
+    def resolve_game(self, key: str) -> str | None:
+        """The id of the game a person's ``key`` names (surrounding blanks ignored): the game
+        ``game(key)`` reads (a game id or a record id), else the first hand of the match
+        ``match(key)`` reads (a match id or its record id); None when the tenant has neither.
+        The same lookups as those two: at most five indexed ones."""
+        name = key.strip()
+        if id_problem(name):
+            return None
+        with self.sessions() as session:
+            game = _find_game(session, self.tenant_id, name)
+            if game is not None:
+                return game.id
+            match = _find_match(session, self.tenant_id, name)
+            return None if match is None else session.scalar(_hand_ids(match.id).limit(1))
+
+    def search_games(self, search: GameSearch = GameSearch()) -> GameSearchPage:
+        """A numbered page of the games that match ``search``, latest played first (games
+        without a time last), with the total. Two queries and one for the page's seats; the
+        page costs O(page x page_size) rows skipped by the database (OFFSET)."""
+        with self.sessions() as session:
+            return _search_games(session, self.tenant_id, search)
+
+    def player_summaries(self, filters: StatsFilter = StatsFilter()) -> list[PlayerSummary]:
+        """``PlayerSummary`` of every player (or of ``filters.player_ids``) over the games
+        selected, by player id: one GROUP BY over the seats, one over the breach findings."""
+        with self.sessions() as session:
+            return _player_summaries(session, self.tenant_id, filters)
+
+    def player_trend(
+        self, player_id: str, period: str, filters: StatsFilter = StatsFilter()
+    ) -> list[TrendRow]:
+        """A player's hands summed per ``period`` (one of ``TREND_PERIODS``), oldest first:
+        one GROUP BY over the player's seats and one over their breach findings, so the
+        answer has one row per period however many hands there are. Hands without a time
+        are left out of the day, week and month periods; hands outside a match out of
+        ``match``."""
+        if period not in TREND_PERIODS:
+            raise ValueError(f"unknown period {period!r}; known: {', '.join(TREND_PERIODS)}")
+        with self.sessions() as session:
+            return _player_trend(session, self.tenant_id, player_id, period, filters)
 
 
 # -- replays ---------------------------------------------------------------------------------
@@ -696,6 +843,21 @@ def _find_game(session: Session, tenant: int, name: str) -> Game | None:
     return found
 
 
+def _find_match(session: Session, tenant: int, name: str) -> Match | None:
+    """The match called ``name``: its id, else its record id (its own id first: a record id
+    that happens to be another match's id loses)."""
+    mine = col(Match.tenant_id) == tenant
+    found = session.scalar(select(Match).where(mine, col(Match.id) == name))
+    if found is None:
+        found = session.scalar(select(Match).where(mine, *_named_match(name)))
+    return found
+
+
+def _hand_ids(match_id: str) -> Select[str]:
+    """The game ids of a match's hands, in hand order."""
+    return select(col(Game.id)).where(col(Game.match_id) == match_id).order_by(col(Game.hand_index))
+
+
 def _game_conditions(tenant: int, filters: GameFilter) -> list[ColumnElement[bool]]:
     conditions = _common_conditions(tenant, filters.ruleset, filters.played_from, filters.played_to)
     if filters.player_id:
@@ -759,6 +921,39 @@ def _decode_token(token: str, kind: str, fingerprint: str, count: int) -> list[s
     return parts
 
 
+def _game_rows(session: Session, games: Sequence[Game]) -> tuple[GameRow, ...]:
+    """Listing rows of ``games`` (``games`` and ``search_games`` alike) with their seats'
+    player ids: one query for all seats."""
+    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
+    if games:
+        for game_id, seat, key in session.execute(
+            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
+            .join(Player, col(Player.id) == col(GamePlayer.player_id))
+            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
+        ):
+            if 0 <= seat < 4:
+                seats[game_id][seat] = key
+    return tuple(
+        GameRow(
+            game_id=g.id,
+            record_id=g.record_id,
+            ruleset=g.ruleset,
+            player_ids=tuple(seats[g.id]),
+            played_at=as_utc(g.played_at) if g.played_at is not None else None,
+            stored_at=as_utc(g.stored_at),
+            breaches=g.breaches,
+            scoring_errors=g.scoring_errors,
+            warnings=g.warnings,
+            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
+            defenders_points=g.defenders_points,
+            level_result=g.level_result,
+            match_id=g.match_id,
+            hand_index=g.hand_index,
+        )
+        for g in games
+    )
+
+
 def _list_games(
     session: Session, tenant: int, filters: GameFilter, page_size: int, page_token: str
 ) -> GamePage:
@@ -786,33 +981,7 @@ def _list_games(
     games = list(session.scalars(query))
     more = len(games) > size
     games = games[:size]
-    seats: dict[str, list[str]] = defaultdict(lambda: [""] * 4)
-    if games:
-        for game_id, seat, key in session.execute(
-            select(col(GamePlayer.game_id), col(GamePlayer.seat), col(Player.player_key))
-            .join(Player, col(Player.id) == col(GamePlayer.player_id))
-            .where(col(GamePlayer.game_id).in_([g.id for g in games]))
-        ):
-            seats[game_id][seat] = key
-    rows = tuple(
-        GameRow(
-            game_id=g.id,
-            record_id=g.record_id,
-            ruleset=g.ruleset,
-            player_ids=tuple(seats[g.id]),
-            played_at=g.played_at,
-            stored_at=g.stored_at,
-            breaches=g.breaches,
-            scoring_errors=g.scoring_errors,
-            warnings=g.warnings,
-            finding_codes=tuple(c for c in g.finding_codes.split(",") if c),
-            defenders_points=g.defenders_points,
-            level_result=g.level_result,
-            match_id=g.match_id,
-            hand_index=g.hand_index,
-        )
-        for g in games
-    )
+    rows = _game_rows(session, games)
     token = ""
     if more:
         last = games[-1]
@@ -984,3 +1153,255 @@ def _player_hands(session: Session, tenant: int, player_id: str, limit: int) -> 
     ]
     rows.reverse()
     return rows
+
+
+# -- the dashboard's queries ----------------------------------------------------------------
+
+
+def _text_condition(text: str) -> ColumnElement[bool]:
+    """Games whose record id, game id or a player's id or name holds ``text``."""
+    needle = text.lower()
+    return or_(
+        func.lower(col(Game.record_id)).contains(needle, autoescape=True),
+        col(Game.id) == text,
+        exists().where(
+            col(GamePlayer.game_id) == col(Game.id),
+            col(GamePlayer.player_id) == col(Player.id),
+            or_(
+                func.lower(col(Player.player_key)).contains(needle, autoescape=True),
+                func.lower(col(Player.display_name)).contains(needle, autoescape=True),
+            ),
+        ),
+    )
+
+
+def _search_games(session: Session, tenant: int, search: GameSearch) -> GameSearchPage:
+    size = min(max(search.page_size, 1), MAX_PAGE_SIZE)
+    conditions = _game_conditions(tenant, search.filters)
+    if search.text.strip():
+        conditions.append(_text_condition(search.text.strip()))
+    total = session.scalar(select(func.count()).select_from(Game).where(*conditions)) or 0
+    pages = max(1, -(-total // size))
+    page = min(max(search.page, 0), pages - 1)
+    query = (
+        select(Game)
+        .where(*conditions)
+        .order_by(
+            col(Game.played_at).desc().nulls_last(),
+            col(Game.stored_at).desc(),
+            col(Game.id).desc(),
+        )
+        .offset(page * size)
+        .limit(size)
+    )
+    games = list(session.scalars(query))
+    return GameSearchPage(_game_rows(session, games), total, page, pages, size)
+
+
+def _seat_sums(gp: type[GamePlayer]) -> tuple[ColumnElement[int], ...]:
+    """The per-seat sums ``PlayerSummary`` and ``TrendRow`` share, in their field order."""
+
+    def total(expression: SQLColumnExpression[int]) -> ColumnElement[int]:
+        return func.coalesce(func.sum(expression), 0)
+
+    def where(condition: ColumnElement[bool], value: SQLColumnExpression[int] | int = 1) -> Any:
+        return total(case((condition, value), else_=0))
+
+    dealer = col(gp.side) == "dealer"
+    defender = col(gp.side) == "defender"
+    decided = col(gp.won).is_not(None)
+    team_points: Any = col(Game.defenders_points)
+    return (
+        func.count(),
+        where(dealer),
+        where(and_(dealer, decided)),
+        where(and_(dealer, col(gp.won) == 1)),
+        where(defender),
+        where(and_(defender, decided)),
+        where(and_(defender, col(gp.won) == 1)),
+        where(and_(defender, team_points.is_not(None)), team_points),
+        total(col(gp.throws_tried)),
+        total(col(gp.throws_stood)),
+        total(col(gp.kou_di_count)),
+        total(col(gp.kou_di_points)),
+    )
+
+
+def _breach_counts(
+    session: Session, conditions: Sequence[ColumnElement[bool]], *group: Any
+) -> list[Any]:
+    """Breach findings charged to a player's seat, grouped by ``group``, with their count."""
+    return list(
+        session.execute(
+            select(*group, func.count())
+            .select_from(Finding)
+            .join(Player, col(Player.id) == col(Finding.player_id))
+            .join(Game, col(Game.id) == col(Finding.game_id))
+            .where(col(Finding.severity) == audit_pb2.SEVERITY_BREACH, *conditions)
+            .group_by(*group)
+        )
+    )
+
+
+def _player_summaries(session: Session, tenant: int, filters: StatsFilter) -> list[PlayerSummary]:
+    gp = GamePlayer
+    conditions = _stats_conditions(tenant, filters)
+    in_match = col(Game.match_id).is_not(None)
+    query = (
+        select(
+            col(Player.player_key),
+            col(Player.display_name),
+            *_seat_sums(gp),
+            func.coalesce(
+                func.sum(case((and_(col(gp.side) == "defender"), col(gp.points_taken)), else_=0)),
+                0,
+            ),
+            func.coalesce(func.sum(col(gp.levels_gained)), 0),
+            func.coalesce(func.sum(col(gp.levels_conceded)), 0),
+            func.count(func.distinct(col(Game.match_id))),
+            func.coalesce(
+                func.sum(
+                    case((in_match, col(gp.levels_gained) - col(gp.levels_conceded)), else_=0)
+                ),
+                0,
+            ),
+            func.min(col(Game.played_at)),
+            func.max(col(Game.played_at)),
+        )
+        .select_from(gp)
+        .join(Player, col(Player.id) == col(gp.player_id))
+        .join(Game, col(Game.id) == col(gp.game_id))
+        .where(*conditions)
+        .group_by(col(Player.id), col(Player.player_key), col(Player.display_name))
+        .order_by(col(Player.player_key))
+    )
+    breaches: dict[str, dict[str, int]] = defaultdict(dict)
+    for key, code, count in _breach_counts(
+        session, conditions, col(Player.player_key), col(Finding.code)
+    ):
+        breaches[key][code] = count
+    out = []
+    for row in session.execute(query):
+        key, name, *sums = row
+        (hands, d_hands, d_decided, d_wins, a_hands, a_decided, a_wins, team_points) = sums[:8]
+        (tried, stood, kou_count, kou_points, own, gained, conceded, matches, net) = sums[8:17]
+        first, last = sums[17:19]
+        out.append(
+            PlayerSummary(
+                player_id=key,
+                display_name=name,
+                hands=hands,
+                dealer_hands=d_hands,
+                dealer_decided=d_decided,
+                dealer_wins=d_wins,
+                defender_hands=a_hands,
+                defender_decided=a_decided,
+                defender_wins=a_wins,
+                team_points_defending=team_points,
+                own_points_defending=own,
+                throws_tried=tried,
+                throws_stood=stood,
+                kou_di_count=kou_count,
+                kou_di_points=kou_points,
+                levels_gained=gained,
+                levels_conceded=conceded,
+                matches=matches,
+                match_levels=net,
+                first_played=_as_time(first),
+                last_played=_as_time(last),
+                breaches_by_code=breaches.get(key, {}),
+            )
+        )
+    return out
+
+
+def _as_time(value: datetime | None) -> datetime | None:
+    """A MIN or MAX of a time column, in UTC."""
+    return None if value is None else as_utc(value)
+
+
+def _period(session: Session, period: str) -> Any:
+    """The SQL expression that names a game's period; both dialects give the same text."""
+    played = col(Game.played_at)
+    if session.get_bind().dialect.name == "postgresql":
+        if period == "week":
+            return func.to_char(func.date_trunc("week", played), "YYYY-MM-DD")
+        return func.to_char(played, "YYYY-MM" if period == "month" else "YYYY-MM-DD")
+    if period == "week":
+        # The Monday on or before the day: 'weekday 0' moves to the next Sunday (or stays).
+        return func.date(played, "weekday 0", "-6 days")
+    return func.strftime("%Y-%m" if period == "month" else "%Y-%m-%d", played)
+
+
+def _player_trend(
+    session: Session, tenant: int, player_id: str, period: str, filters: StatsFilter
+) -> list[TrendRow]:
+    gp = GamePlayer
+    conditions = [*_stats_conditions(tenant, filters), col(Player.player_key) == player_id]
+    keys: tuple[Any, ...]
+    if period == "match":
+        keys = (col(Match.id), col(Match.record_id))
+        conditions.append(col(Game.match_id).is_not(None))
+    else:
+        keys = (_period(session, period),)
+        conditions.append(col(Game.played_at).is_not(None))
+
+    def grouped(*columns: Any) -> Any:
+        query = (
+            select(*keys, *columns)
+            .select_from(gp)
+            .join(Player, col(Player.id) == col(gp.player_id))
+            .join(Game, col(Game.id) == col(gp.game_id))
+        )
+        if period == "match":
+            query = query.join(Match, col(Match.id) == col(Game.match_id))
+        return query
+
+    breaches = {
+        tuple(row[: len(keys)]): row[-1]
+        for row in session.execute(
+            grouped(func.count())
+            .join(
+                Finding,
+                and_(col(Finding.game_id) == col(gp.game_id), col(Finding.seat) == col(gp.seat)),
+            )
+            .where(col(Finding.severity) == audit_pb2.SEVERITY_BREACH, *conditions)
+            .group_by(*keys)
+        )
+    }
+    query = (
+        grouped(
+            func.min(col(Game.played_at)),
+            *_seat_sums(gp),
+            func.coalesce(func.sum(col(gp.levels_gained) - col(gp.levels_conceded)), 0),
+        )
+        .where(*conditions)
+        .group_by(*keys)
+    )
+    out = []
+    for row in session.execute(query):
+        key = tuple(row[: len(keys)])
+        first, *sums = row[len(keys) :]
+        hands, d_hands, d_decided, d_wins, a_hands, a_decided, a_wins = sums[:7]
+        team_points, tried, stood, kou_count, kou_points, net = sums[7:13]
+        out.append(
+            TrendRow(
+                period=str(key[-1]),
+                first_played=_as_time(first),
+                hands=hands,
+                dealer_hands=d_hands,
+                dealer_decided=d_decided,
+                dealer_wins=d_wins,
+                defender_hands=a_hands,
+                defender_decided=a_decided,
+                defender_wins=a_wins,
+                team_points_defending=team_points,
+                throws_tried=tried,
+                throws_stood=stood,
+                kou_di_count=kou_count,
+                kou_di_points=kou_points,
+                levels_net=net,
+                breaches=breaches.get(key, 0),
+            )
+        )
+    return sorted(out, key=lambda r: (r.first_played or datetime.min.replace(tzinfo=UTC), r.period))

@@ -28,9 +28,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dashboard", "batch"),
     ("importers", "service", "client"),
     ("auditor",),
-    ("engine", "v1"),
+    ("engine", "v1", "docs"),
 )
-"""Subpackages of ``chaodipi`` from the top layer down; packages in one layer are independent."""
+"""Subpackages of ``chaodipi`` from the top layer down; packages in one layer are independent.
+``docs`` holds no code: the documentation, installed as data."""
 
 ENGINE_FORBIDDEN = frozenset(
     {

@@ -41,3 +41,18 @@ def seeded_env(seeded: Seeded, use_db: None, monkeypatch: pytest.MonkeyPatch) ->
     """The seeded database, chosen for the dashboard through ``CHAODIPI_DATABASE_URL``."""
     monkeypatch.setenv(ENV_URL, seeded.url)
     return seeded
+
+
+@pytest.fixture(scope="session")
+def many(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """120 sample hands over about five months (three pages of the Games list)."""
+    url = make_db(tmp_path_factory.mktemp("db") / "many.db")
+    load_samples(ReadModel.open(url), hands=120, matches=0)
+    return url
+
+
+@pytest.fixture
+def many_env(many: str, use_db: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The database of 120 hands, chosen for the dashboard."""
+    monkeypatch.setenv(ENV_URL, many)
+    return many

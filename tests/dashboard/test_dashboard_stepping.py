@@ -8,6 +8,7 @@ import pytest
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.faults import plant
 from chaodipi.auditor.generate import generate_hand
+from chaodipi.dashboard import explain
 from chaodipi.dashboard.render import finding_html, info_html, table_html
 from chaodipi.dashboard.stepping import ReplayView, card_tokens
 from chaodipi.service.readmodel import StoredGame
@@ -65,15 +66,20 @@ def test_revoke_shows_legal_alternative_at_its_step() -> None:
     seat = finding.position.seat
     assert view.steps[index].play == finding.position.play
     pos = finding.position
-    assert view.position_text(at) == (
-        f"play, trick {pos.trick + 1}, play {pos.play + 1}, seat {seat} ({view.seats[seat].name})"
+    name = view.seats[seat].name
+    assert explain.position_text(view, finding, "en") == (
+        f"play · Trick {pos.trick + 1}, play {pos.play + 1} of 4 · {name} (seat {seat})"
+    )
+    assert explain.position_text(view, finding, "zh") == (
+        f"出牌 · 第 {pos.trick + 1} 轮，第 {pos.play + 1} 手 · {name}（座位 {seat}）"
     )
     marks = view.marks(index)[seat]
     assert marks.alt == list(finding.evidence.legal_alternative)
     assert marks.offence == card_tokens(finding.evidence.recorded)
-    html = finding_html(view, at, view.trumps(index))
+    html = finding_html(view, at, view.trumps(index), "zh")
     assert "FOLLOW_REVOKE" in html and 'class="cdp-card' in html and " alt" in html
-    assert "cdp-seat flagged" in table_html(view, index)
+    assert "没有跟花色" in html and name in html
+    assert "cdp-seat flagged" in table_html(view, index, "zh")
     assert view.prev_finding(index) is None or view.prev_finding(index) < index
 
 
@@ -91,9 +97,10 @@ def test_throw_not_enforced_marks_the_beating_cards() -> None:
     holders = {b.seat for b in finding.evidence.beaten_by}
     marks = view.marks(index)
     assert holders <= set(marks) and all(marks[s].beat for s in holders)
-    html = table_html(view, index)
+    html = table_html(view, index, "en")
     assert "cdp-card" in html and " beat" in html
-    assert "beaten by" in finding_html(view, at, view.trumps(index))
+    assert "beaten by" in finding_html(view, at, view.trumps(index), "en")
+    assert "被压住" in finding_html(view, at, view.trumps(index), "zh")
 
 
 def test_scoring_finding_differs_from_claims_on_the_chart() -> None:
@@ -110,7 +117,7 @@ def test_seats_sides_and_trumps() -> None:
     assert sides.count("dealer") == 1 and sides.count("defender") == 2
     assert all(s.level for s in view.seats) and all(s.name for s in view.seats)
     assert view.trumps(view.next_trick(0))
-    assert "bidding" in info_html(view, 0)
+    assert "bidding" in info_html(view, 0, "en") and "叫主" in info_html(view, 0, "zh")
 
 
 def test_full_trick_shown_at_its_end_and_winner_known() -> None:
