@@ -57,11 +57,13 @@ def _levels_after(result: records_pb2.LevelResult) -> str:
 
 
 def _stake_units(want: int, got: int, computed: audit_pb2.Computed) -> str:
+    # Zero is due both where the ruleset has no stake and where no throw failed: say only that.
+    claimed = f"{got} {'unit was' if got == 1 else 'units were'} claimed"
     if not want:
-        return f"no table stake (底金) is charged for failed throws here; {got} units were claimed"
+        return f"no table stake (底金) is due in this hand; {claimed}"
     throws = "failed throw charges" if want == 1 else "failed throws charge"
     units = "unit" if want == 1 else "units"
-    return f"{want} {throws} {want} stake {units} (底金, one each); {got} were claimed"
+    return f"{want} {throws} {want} stake {units} (底金, one each); {claimed}"
 
 
 def _level(

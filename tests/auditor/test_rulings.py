@@ -113,7 +113,7 @@ def test_r_throw_penalty_shuangsheng_charges_one_stake_unit_per_failed_throw() -
     record.claim.stake_units = 0
     wrong = [f for f in audit_game(record).findings if f.code == "PENALTY_MISMATCH"]
     assert [f.message for f in wrong] == [
-        "1 failed throw charges 1 stake unit (底金, one each); 0 were claimed"
+        "1 failed throw charges 1 stake unit (底金, one each); 0 units were claimed"
     ]
     assert (wrong[0].evidence.expected, wrong[0].evidence.recorded) == ("1", "0")
 
@@ -132,7 +132,7 @@ def test_r_throw_penalty_no_stake_units_outside_shuangsheng() -> None:
     record.claim.stake_units = 1
     wrong = [f.message for f in audit_game(record).findings if f.code == "PENALTY_MISMATCH"]
     assert wrong == [
-        "no table stake (底金) is charged for failed throws here; 1 units were claimed"
+        "no table stake (底金) is due in this hand; 1 unit was claimed"
     ]
 
 
