@@ -189,6 +189,17 @@ class Bidding:
         seat, self.awaiting = self.awaiting, None
         _exchange(self, seat, chao_di=True)
 
+    def unasked(self, j: int) -> None:
+        """KITTY_INVALID for exchange ``j``, which no 炒底 bid asked for."""
+        extra = self.replay.read.exchanges[j]
+        self.replay.findings.record(
+            "KITTY_INVALID",
+            f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
+            KITTY,
+            seat=extra.seat,
+            exchange_index=j,
+        )
+
     def close(self) -> BiddingOutcome | None:
         """The bidding is over: the kitty taken if not yet, exchanges left over, the dealer
         checked; what it settled, or None when the hand cannot go on."""
@@ -200,14 +211,7 @@ class Bidding:
         if not self.buried and not self.take_kitty():
             return None
         for j in range(self.next_exchange, len(read.exchanges)):
-            extra = read.exchanges[j]
-            replay.findings.record(
-                "KITTY_INVALID",
-                f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
-                KITTY,
-                seat=extra.seat,
-                exchange_index=j,
-            )
+            self.unasked(j)
         state = self.state
         if state.draw_unchecked:
             replay.notes.append(
