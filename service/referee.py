@@ -19,7 +19,8 @@ from typing import Any
 
 import grpc
 
-from chaodipi.auditor.referee import Referee, Stage
+from chaodipi.auditor.referee import Referee as HandReferee
+from chaodipi.auditor.referee import Stage
 from chaodipi.service.context import STREAM, TENANT, State
 from chaodipi.service.errors import LimitExceeded
 from chaodipi.service.ingest import make_audited
@@ -70,7 +71,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         """Judge each event of the stream's table; store the hand once it is played out."""
         tenant = TENANT.get()
         read = STREAM.get()
-        referee = Referee()
+        referee = HandReferee()
         index = 0
         async for request in request_iterator:
             if index >= MAX_REQUESTS:
@@ -95,7 +96,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
                 return
             index += 1
 
-    async def _store(self, tenant: int, referee: Referee) -> service_pb2.RecordSummary:
+    async def _store(self, tenant: int, referee: HandReferee) -> service_pb2.RecordSummary:
         """Store the finished hand as an upload of its record is stored."""
         assert referee.report is not None
         upload = service_pb2.UploadRecordsRequest(game=referee.record)
