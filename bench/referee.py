@@ -11,7 +11,8 @@ SQLite file, or on ``--database-url``. Then, together:
   UploadRecords stream.
 
 It prints the p50, p99 and maximum latency of the plays' verdicts made while the upload was
-running (the bar: p99 under 5 ms), how many, and the upload's time.
+running (the bar: p99 under 5 ms), how many, and the upload's time; and, measured in this
+process without gRPC, the CPU time the referee spends on a play's verdict.
 
     python bench/referee.py
     python bench/referee.py --tables 32 --records 10000 --database-url 'postgresql+psycopg://…'
@@ -82,7 +83,7 @@ async def _table(
                 out.append((time.time(), time.perf_counter() - sent))
             assert response.verdict.result == referee_pb2.VERDICT_RESULT_LEGAL, response
         await call.done_writing()
-        async for _ in call:  # the stored summary
+        while await call.read() is not grpc.aio.EOF:  # the stored summary
             pass
 
 
@@ -108,6 +109,8 @@ def _tables(
 
 
 def _upload(target: str, key: str, count: int, start: Event, pipe: Connection) -> None:
+    if not count:
+        return
     base = _hands()
     records = []
     for i in range(count):
@@ -122,12 +125,39 @@ def _upload(target: str, key: str, count: int, start: Event, pipe: Connection) -
         pipe.send((began, time.time(), len(summaries)))
 
 
+def cpu_per_play(rounds: int = 5) -> list[float]:
+    """CPU seconds (``time.process_time``) the pure referee spends on each play's verdict, in
+    this process: the server's own work per verdict, without gRPC, repeatable under load."""
+    from chaodipi.auditor.referee import Referee
+
+    events = [list(events_of(hand)) for hand in _hands()]
+    out = []
+    for _ in range(rounds):
+        for hand in events:
+            referee = Referee()
+            for event in hand:
+                before = time.process_time()
+                referee.handle(event)
+                if event.HasField("play"):
+                    out.append(time.process_time() - before)
+    return out
+
+
+def _ms(values: list[float]) -> str:
+    cuts = statistics.quantiles(values, n=100)
+    p50, p99, top = (1000 * v for v in (cuts[49], cuts[98], max(values)))
+    return f"p50 {p50:.3f} ms, p99 {p99:.3f} ms, max {top:.3f} ms"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=32)
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--interval", type=float, default=0.05)
-    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument(
+        "--records", type=int, default=10_000, help="0: no upload, tables only (--seconds)"
+    )
+    parser.add_argument("--seconds", type=float, default=30, help="with --records 0")
     parser.add_argument("--workers", type=int, default=2, help="the server's audit workers")
     parser.add_argument("--database-url")
     args = parser.parse_args()
@@ -161,7 +191,12 @@ def main() -> None:
                 process.start()
             time.sleep(5)  # the processes have generated their hands
             start.set()
-            began, ended, stored = there.recv()
+            if args.records:
+                began, ended, stored = there.recv()
+            else:
+                began = time.time()
+                time.sleep(args.seconds)
+                ended, stored = time.time(), 0
             stop.set()
             latencies = [
                 latency for pipe in pipes for when, latency in pipe.recv() if began <= when <= ended
@@ -173,15 +208,13 @@ def main() -> None:
             proc.wait()
     if len(latencies) < 2:
         raise SystemExit("no play was refereed while the upload ran")
-    cuts = statistics.quantiles(latencies, n=100)
+    cpu = cpu_per_play()
+    print(f"CPU per play verdict, in process, {len(cpu)} plays: {_ms(cpu)}")
     print(
         f"{args.tables} tables, a play every {args.interval * 1000:.0f} ms each, beside an "
         f"upload of {stored} records ({ended - began:.1f} s, {args.workers} audit workers)"
     )
-    print(
-        f"play verdicts during the upload: {len(latencies)}; p50 {cuts[49] * 1000:.2f} ms, "
-        f"p99 {cuts[98] * 1000:.2f} ms, max {max(latencies) * 1000:.2f} ms"
-    )
+    print(f"play verdicts during the upload, {len(latencies)}: {_ms(latencies)} (wall clock)")
 
 
 if __name__ == "__main__":
