@@ -25,7 +25,8 @@ the hand's result. Then the server stores the hand as an upload of its record wo
 
 Limits (service/README.md lists them with the server's options):
   - one request message: 4 MiB (the server's --max-message-bytes), else RESOURCE_EXHAUSTED;
-  - a stream: one table; at most 2,000 requests (refused ones count), else RESOURCE_EXHAUSTED;
+  - a stream: one table; at most 2,000 requests (refused ones count) and 512 MiB (the server's
+    --max-upload-bytes), else RESOURCE_EXHAUSTED after the responses before;
   - the table's texts and players follow the records' rules (AuditService's limits: ids and
     names at most 200 characters, at most 4 players, metadata at most 100 entries, ...), and
     cards, bids and plays the audit's (a play or bid of at most a hand and the kitty's cards);

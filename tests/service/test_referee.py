@@ -16,6 +16,7 @@ from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.referee import events_of
 from chaodipi.client import AuditClient, ServiceError
 from chaodipi.client.referee import RefereeTable
+from chaodipi.service.referee import MAX_REQUESTS
 from chaodipi.v1 import records_pb2, referee_pb2, service_pb2
 from tests.service.service_support import MAX_MESSAGE, Service
 
@@ -204,3 +205,11 @@ def test_an_open_the_server_refuses_raises_in_the_client(service: Service) -> No
     with AuditClient(service.target) as anonymous, pytest.raises(ServiceError) as caught:
         RefereeTable(anonymous, record_id="t")
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_stream_past_its_requests_is_resource_exhausted(service: Service) -> None:
+    requests = [referee_pb2.RefereeRequest(deal=referee_pb2.Deal())] * (MAX_REQUESTS + 1)
+    with pytest.raises(grpc.RpcError) as caught:
+        _stream(service, service.new_key(), requests)
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+    assert str(MAX_REQUESTS) in caught.value.details()  # type: ignore[attr-defined]
