@@ -197,3 +197,44 @@ def test_a_failed_throw_is_refused_then_its_forced_unit_accepted() -> None:
         assert referee.record == record
         return
     pytest.fail("no generated hand has a failed throw")
+
+
+def _damaged(event: referee_pb2.RefereeRequest, rng: random.Random) -> referee_pb2.RefereeRequest:
+    """A copy of ``event`` that can never be applied: no event, a seat out of range, a card
+    that is no card, or the table opened or dealt again."""
+    bad = referee_pb2.RefereeRequest()
+    bad.CopyFrom(event)
+    kind = bad.WhichOneof("event")
+    choice = rng.randrange(4)
+    if choice == 0 or kind == "open":
+        bad.Clear()
+        return bad
+    if kind == "deal":
+        return referee_pb2.RefereeRequest(open=referee_pb2.OpenTable(ruleset="classic"))
+    if choice == 3:
+        return referee_pb2.RefereeRequest(deal=referee_pb2.Deal())
+    target = {"bid": bad.bid, "kitty_exchange": bad.kitty_exchange, "play": bad.play.play}[kind]
+    if choice == 1:
+        target.seat = rng.choice([-1, 4, 99])
+    else:
+        cards = target.buried if kind == "kitty_exchange" else target.cards
+        cards.append(rng.choice(["ZZ", "S1", "", "S 2"]))
+    return bad
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "changshu", "botzone"])
+def test_hostile_events_never_raise_nor_change_the_table(ruleset: str) -> None:
+    """Malformed and out-of-phase events between a hand's own are each refused with a verdict
+    and leave nothing behind: the hand ends as its record, audited as its record."""
+    rng = random.Random(ruleset)
+    refused = {referee_pb2.VERDICT_RESULT_INVALID, referee_pb2.VERDICT_RESULT_OUT_OF_PHASE}
+    for seed in range(3):
+        record = hand(ruleset, seed)
+        referee = Referee()
+        for event in events_of(record):
+            for _ in range(rng.randrange(3)):
+                noise = _damaged(event, rng)
+                assert referee.handle(noise).verdict.result in refused, noise
+            assert referee.handle(event).verdict.result == LEGAL
+        assert referee.finished and referee.record == record
+        assert referee.report == audit_game(record)
