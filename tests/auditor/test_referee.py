@@ -18,6 +18,7 @@ from chaodipi.auditor.referee import Referee, events_of
 from chaodipi.engine import PRESETS
 from chaodipi.v1 import audit_pb2, records_pb2, referee_pb2
 from tests.auditor.conftest import hand
+from tests.auditor.scripted import scripted_hand
 
 LEGAL = referee_pb2.VERDICT_RESULT_LEGAL
 ILLEGAL = referee_pb2.VERDICT_RESULT_ILLEGAL
@@ -238,3 +239,37 @@ def test_hostile_events_never_raise_nor_change_the_table(ruleset: str) -> None:
             assert referee.handle(event).verdict.result == LEGAL
         assert referee.finished and referee.record == record
         assert referee.report == audit_game(record)
+
+
+@pytest.mark.parametrize("forced", ["C2", "H2", "LJ"])
+def test_r_throw_force_tie_the_referee_lists_every_tied_unit_and_accepts_any(forced: str) -> None:
+    # Seat 0 throws ♣2 ♥2 LJ under ♠ trump at level 2: seat 1's ♠2 beats both level singles
+    # and its big joker the LJ; ♣2 and ♥2 tie for the smallest beaten unit.
+    record = scripted_hand(
+        "classic",
+        ["C2 H2 LJ", "S2 BJ", "", ""],
+        bids=[(1, "declare", "S2")],
+        trump="S",
+        levels=("2", "2"),
+        leads={0: ("C2", "C2 H2 LJ")},
+    )
+    referee = Referee()
+    events = list(events_of(record))
+    first_play = next(i for i, e in enumerate(events) if e.HasField("play"))
+    for event in events[:first_play]:
+        assert referee.handle(event).verdict.result == LEGAL
+    throw = referee_pb2.RefereeRequest()
+    throw.play.play.cards.extend(["C2", "H2", "LJ"])
+    failed = referee.handle(throw)
+    assert failed.verdict.result == THROW_FAILED and failed.next_seat == 0
+    assert failed.verdict.rule_id == "R-THROW-FORCE"
+    assert [list(u.cards) for u in failed.verdict.throw_failure.forced_units] == [["H2"], ["C2"]]
+    assert failed.verdict.throw_failure.penalty == 30
+    play = referee_pb2.RefereeRequest()
+    play.play.play.cards.append(forced)
+    verdict = referee.handle(play).verdict
+    if forced == "LJ":
+        assert verdict.result == ILLEGAL and verdict.code == "THROW_ENFORCED_WRONGLY"
+        return
+    assert verdict.result == LEGAL, verdict
+    assert list(referee.record.tricks[0].plays[0].attempted) == ["C2", "H2", "LJ"]
