@@ -3,9 +3,11 @@
 ``RefereeTable`` opens a Referee stream on an ``AuditClient``'s channel (its API key, TLS and
 channel options), sends the hand's events one at a time and returns each event's
 ``RefereeResponse`` (its verdict; a trick's and the hand's result when it ends them). The
-stream's deadline is ``timeout`` seconds for the whole hand. A stream is never retried: the
-table lives in it, so a failure (``ServiceError``: its status code and message) ends the table
-and the hand is sent again on a new one. Cards are tokens, as a string (``"SA SA"``) or a list.
+stream's deadline is ``timeout`` seconds for the whole hand, and each event waits at most
+``event_timeout`` seconds for its verdict (``TimeoutError``; the table is then closed). A
+stream is never retried: the table lives in it, so a failure (``ServiceError``: its status code
+and message) ends the table and the hand is sent again on a new one. Cards are tokens, as a
+string (``"SA SA"``) or a list.
 
 >>> from chaodipi.client import AuditClient
 >>> from chaodipi.client.referee import RefereeTable
@@ -18,6 +20,7 @@ and the hand is sent again on a new one. Cards are tokens, as a string (``"SA SA
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 
@@ -27,6 +30,9 @@ from chaodipi.client import AuditClient, ServiceError
 from chaodipi.v1 import records_pb2, referee_pb2, referee_pb2_grpc, service_pb2
 
 __all__ = ["Cards", "RefereeTable"]
+
+Answer = referee_pb2.RefereeResponse | ServiceError | None
+"""What the reading thread passes on: a response, the stream's error, or its end (None)."""
 
 Cards = str | Sequence[str]
 """Card tokens: ``"SA SA"`` or ``["SA", "SA"]``."""
@@ -42,7 +48,7 @@ class RefereeTable:
     The keyword arguments are ``OpenTable``'s fields (``record_id``, ``ruleset``,
     ``players`` as four ``Player`` messages or (id, name) pairs, ``context``, …). Opening
     sends ``open`` and reads its verdict (``opened``); an open the server refuses raises
-    ``ValueError`` with its reason.
+    ``ValueError`` with its reason. A thread reads the responses as they come.
     """
 
     def __init__(
@@ -58,12 +64,16 @@ class RefereeTable:
         venue: str = "",
         metadata: Mapping[str, str] | None = None,
         timeout: float | None = 3600.0,
+        event_timeout: float | None = 10.0,
     ) -> None:
         stub = referee_pb2_grpc.RefereeServiceStub(client.channel)
+        self.event_timeout = event_timeout
         self._requests: queue.SimpleQueue[referee_pb2.RefereeRequest | None] = queue.SimpleQueue()
         self._responses: Iterator[referee_pb2.RefereeResponse] = stub.Referee(
             iter(self._requests.get, None), timeout=timeout, metadata=client.metadata
         )
+        self._answers: queue.SimpleQueue[Answer] = queue.SimpleQueue()
+        threading.Thread(target=self._read, name="referee-responses", daemon=True).start()
         table = referee_pb2.OpenTable(
             record_id=record_id,
             ruleset=ruleset,
@@ -100,13 +110,31 @@ class RefereeTable:
         self._requests.put(request)
         return self._next()
 
+    def _read(self) -> None:
+        """The responses as they come, then None (the stream is over) or its error."""
+        try:
+            for response in self._responses:
+                self._answers.put(response)
+        except grpc.RpcError as error:
+            self._answers.put(ServiceError(error))
+            return
+        self._answers.put(None)
+
     def _next(self) -> referee_pb2.RefereeResponse:
         try:
-            return next(self._responses)
-        except grpc.RpcError as error:
-            raise ServiceError(error) from None
-        except StopIteration:
-            raise ValueError("the table's stream is over") from None
+            answer = self._answers.get(timeout=self.event_timeout)
+        except queue.Empty:
+            self.close()
+            raise TimeoutError(
+                f"no verdict within {self.event_timeout} s: the table is closed"
+            ) from None
+        if isinstance(answer, ServiceError):
+            self._answers.put(answer)  # the stream stays failed
+            raise answer
+        if answer is None:
+            self._answers.put(None)
+            raise ValueError("the table's stream is over")
+        return answer
 
     def deal(
         self,
