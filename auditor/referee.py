@@ -159,6 +159,11 @@ class Referee:
             return _response(self._deal(request.deal))
         if self.stage is Stage.OPEN:
             return _response(_refused(OUT_OF_PHASE, "the deal comes first"))
+        if self.pending is not None and kind != "play":
+            seat = self.pending.seat
+            return self._respond(
+                _refused(OUT_OF_PHASE, f"seat {seat}'s throw failed: seat {seat} plays first")
+            )
         if kind == "bid":
             return self._respond(self._bid(request.bid))
         if kind == "kitty_exchange":
@@ -302,6 +307,8 @@ class Referee:
         assert table is not None
         stored = records_pb2.Play()
         stored.CopyFrom(event.play)
+        if not leads:
+            stored.ClearField("attempted")  # only a lead's is read, so only a lead's is kept
         pending = self.pending
         if leads:
             if pending is not None and play.seat == pending.seat and not play.attempted:

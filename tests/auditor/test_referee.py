@@ -265,6 +265,8 @@ def test_r_throw_force_tie_the_referee_lists_every_tied_unit_and_accepts_any(for
     assert failed.verdict.rule_id == "R-THROW-FORCE"
     assert [list(u.cards) for u in failed.verdict.throw_failure.forced_units] == [["H2"], ["C2"]]
     assert failed.verdict.throw_failure.penalty == 30
+    bid = referee.handle(events[first_play - 2])
+    assert bid.verdict.result == referee_pb2.VERDICT_RESULT_OUT_OF_PHASE and bid.next_seat == 0
     play = referee_pb2.RefereeRequest()
     play.play.play.cards.append(forced)
     verdict = referee.handle(play).verdict
