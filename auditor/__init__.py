@@ -11,7 +11,8 @@ Pure (no I/O): records in, ``chaodipi.v1`` reports out.
 Modules: ``reading`` (a record as plain values), ``wire`` (the protobuf's vocabulary in
 engine values), ``state`` (a hand in replay), ``deal``, ``bidding``, ``tricks``, ``scoring``
 and ``claims`` (the replay's steps), ``findings``, ``audit`` (a hand), ``match`` (a match),
-``codes`` (the finding codes), ``generate`` and ``faults`` (legal hands, planted faults).
+``codes`` (the finding codes), ``generate`` and ``faults`` (legal hands, planted faults),
+``referee`` (one hand refereed live, event by event, through the same steps).
 """
 
 from chaodipi.auditor.audit import audit_game, audit_steps

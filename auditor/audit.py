@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from chaodipi.auditor.bidding import replay_bidding
+from chaodipi.auditor.bidding import BiddingOutcome, replay_bidding
 from chaodipi.auditor.deal import check_deal
 from chaodipi.auditor.findings import tally_findings
 from chaodipi.auditor.reading import ReadHand, Violation, read_game
@@ -46,18 +46,23 @@ def replay_hand(
     replay.snapshot(audit_pb2.PHASE_DEAL)
     outcome = replay_bidding(replay)
     if outcome is not None:
-        trump = replay.computed.trump
-        trump.level = RANK_LETTERS[outcome.level]
-        trump.suit = PROTO_SUITS[outcome.trump]
-        replay.computed.dealer = outcome.dealer
-        replay.computed.overcall_count = outcome.overcalls
-        replay.table = Table(replay.ruleset, outcome.level, outcome.trump)
-        replay.dealer = outcome.dealer
+        settle(replay, outcome)
         play_tricks(replay)
         score_hand(replay)
     if read.incomplete and not any(f.code == "RECORD_INCOMPLETE" for f in replay.findings.items):
         replay.findings.record("RECORD_INCOMPLETE", read.incomplete, audit_pb2.PHASE_SCORING)
     return report_of(replay)
+
+
+def settle(replay: HandState, outcome: BiddingOutcome) -> None:
+    """What the bidding settled, for the play: trump, dealer, the table of the hand."""
+    trump = replay.computed.trump
+    trump.level = RANK_LETTERS[outcome.level]
+    trump.suit = PROTO_SUITS[outcome.trump]
+    replay.computed.dealer = outcome.dealer
+    replay.computed.overcall_count = outcome.overcalls
+    replay.table = Table(replay.ruleset, outcome.level, outcome.trump)
+    replay.dealer = outcome.dealer
 
 
 def report_of(replay: HandState) -> audit_pb2.AuditReport:

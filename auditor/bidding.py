@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from chaodipi.auditor.findings import count_cards
-from chaodipi.auditor.reading import ReadExchange
+from chaodipi.auditor.reading import ReadBid
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
 from chaodipi.engine import (
@@ -29,7 +28,6 @@ from chaodipi.engine import (
 )
 from chaodipi.v1 import audit_pb2
 
-Exchanges = Iterator[tuple[int, ReadExchange]]
 BIDDING = audit_pb2.PHASE_BIDDING
 KITTY = audit_pb2.PHASE_KITTY
 
@@ -60,6 +58,22 @@ def _bidder_cards(
 
 def replay_bidding(replay: HandState) -> BiddingOutcome | None:
     """Replay bids and kitty exchanges; None when the hand cannot go on (trump unknown)."""
+    bidding = begin_bidding(replay)
+    if bidding is None:
+        return None
+    for i, event in enumerate(replay.read.bids):
+        applied = bidding.bid(i, event)
+        if applied is None:
+            return None
+        if applied:
+            if bidding.awaiting is not None:
+                bidding.exchange()
+            replay.snapshot(BIDDING)
+    return bidding.close()
+
+
+def begin_bidding(replay: HandState) -> Bidding | None:
+    """The hand's bidding before its first bid; None (with UNSUPPORTED) when it cannot start."""
     read, rs = replay.read, replay.ruleset
     recorded_dealer = read.dealer
     by_declaration = rs.level.next_dealer is NextDealer.BY_DECLARATION
@@ -97,23 +111,53 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
             if by_declaration
             else start_bidding(level, first_hand=False, dealer=recorded_dealer)
         )
-    exchanges = iter(enumerate(read.exchanges))
-    buried = False
-    for i, event in enumerate(read.bids):
+    return Bidding(replay, state)
+
+
+class Bidding:
+    """A hand's bidding and kitty exchanges in replay, one event at a time (R-BID).
+
+    The dealer takes up and buries the kitty (``take_kitty``) at the first 炒底 bid, or when
+    the bidding closes; a 炒底 bid waits (``awaiting``, the bidder's seat) for its bidder's
+    exchange. ``next_exchange`` is the index of the next exchange of the record to apply.
+    A live referee calls the same steps as its events come (``auditor.referee``).
+    """
+
+    replay: HandState
+    state: BiddingState
+    buried: bool
+    next_exchange: int
+    awaiting: int | None
+
+    def __init__(self, replay: HandState, state: BiddingState) -> None:
+        self.replay = replay
+        self.state = state
+        self.buried = False
+        self.next_exchange = 0
+        self.awaiting = None
+
+    def copy(self) -> Bidding:
+        """The same bidding, to return to (its ``state`` is immutable)."""
+        other = Bidding(self.replay, self.state)
+        other.buried, other.next_exchange = self.buried, self.next_exchange
+        other.awaiting = self.awaiting
+        return other
+
+    def bid(self, i: int, event: ReadBid) -> bool | None:
+        """Apply bid ``i``: True when applied, False when illegal (BID_ILLEGAL), None when
+        the hand cannot go on (the kitty cannot be settled before a 炒底)."""
+        replay, state = self.replay, self.state
         kind = event.kind
         if kind in (BidKind.KITTY_FLIP, BidKind.CHAO_DI) and state.phase is Phase.DRAWING:
-            state = end_drawing(state)
-        if kind is BidKind.CHAO_DI and not buried:
-            settled = _bury(replay, state, recorded_dealer, exchanges)
-            if settled is None:
-                return None
-            state, buried = settled, True
+            self.state = end_drawing(state)
+        if kind is BidKind.CHAO_DI and not self.buried and not self.take_kitty():
+            return None
         held, drawn = _bidder_cards(replay, event.seat, event.drawn_count)
         bid = Bid(
             event.seat, kind, tuple(event.cards), drawn, event.names_trump, event.trump_choice
         )
         try:
-            state = apply_bid(rs, state, bid, held=held)
+            self.state = apply_bid(replay.ruleset, self.state, bid, held=held)
         except BidError as exc:  # the engine's reason the bid is illegal
             replay.findings.record(
                 "BID_ILLEGAL",
@@ -123,56 +167,78 @@ def replay_bidding(replay: HandState) -> BiddingOutcome | None:
                 bid_index=i,
                 recorded=" ".join(tokens(event.cards)),
             )
-            continue
+            return False
         if kind is BidKind.CHAO_DI:
-            _exchange(replay, event.seat, exchanges, chao_di=True)
-        replay.snapshot(BIDDING)
-    if not buried and read.incomplete and not read.exchanges and not read.tricks:
-        # The source says the record stops before the dealer took the kitty: nothing to settle.
-        return None
-    if not buried:
-        if state.phase is Phase.DRAWING:
-            state = end_drawing(state)
-        settled = _bury(replay, state, recorded_dealer, exchanges)
+            self.awaiting = event.seat
+        return True
+
+    def take_kitty(self) -> bool:
+        """The dealer takes up and buries the kitty: trump and dealer settle (False: they
+        cannot, UNSUPPORTED or BID_ILLEGAL recorded)."""
+        if self.state.phase is Phase.DRAWING:
+            self.state = end_drawing(self.state)
+        settled = _bury(self, self.state)
         if settled is None:
-            return None
-        state = settled
-    for j, extra in exchanges:
-        replay.findings.record(
+            return False
+        self.state, self.buried = settled, True
+        return True
+
+    def exchange(self) -> None:
+        """The 炒底 bidder's exchange (KITTY_INVALID when the record has none)."""
+        assert self.awaiting is not None
+        seat, self.awaiting = self.awaiting, None
+        _exchange(self, seat, chao_di=True)
+
+    def unasked(self, j: int) -> None:
+        """KITTY_INVALID for exchange ``j``, which no 炒底 bid asked for."""
+        extra = self.replay.read.exchanges[j]
+        self.replay.findings.record(
             "KITTY_INVALID",
             f"kitty exchange {j + 1} by seat {extra.seat} follows no 炒底 bid",
             KITTY,
             seat=extra.seat,
             exchange_index=j,
         )
-    if state.draw_unchecked:
-        replay.notes.append(
-            f"{state.draw_unchecked} declaration(s) made while drawing were not checked for "
-            "timing: the record gives the dealt hands, not the draw order"
-        )
-    assert state.dealer is not None
-    if recorded_dealer is not None and state.dealer != recorded_dealer:
-        replay.findings.record(
-            "DEALER_MISMATCH",
-            f"the bidding makes seat {state.dealer} the dealer; the record says seat "
-            f"{recorded_dealer}",
-            BIDDING,
-            seat=recorded_dealer,
-            expected=str(state.dealer),
-            recorded=str(recorded_dealer),
-        )
-    level = read.team_levels[state.dealer % 2]
-    return BiddingOutcome(level, state.trump, state.dealer, state.stake)
+
+    def close(self) -> BiddingOutcome | None:
+        """The bidding is over: the kitty taken if not yet, exchanges left over, the dealer
+        checked; what it settled, or None when the hand cannot go on."""
+        replay = self.replay
+        read = replay.read
+        if not self.buried and read.incomplete and not read.exchanges and not read.tricks:
+            # The source says the record stops before the dealer took the kitty: nothing to settle.
+            return None
+        if not self.buried and not self.take_kitty():
+            return None
+        for j in range(self.next_exchange, len(read.exchanges)):
+            self.unasked(j)
+        state = self.state
+        if state.draw_unchecked:
+            replay.notes.append(
+                f"{state.draw_unchecked} declaration(s) made while drawing were not checked for "
+                "timing: the record gives the dealt hands, not the draw order"
+            )
+        assert state.dealer is not None
+        recorded_dealer = read.dealer
+        if recorded_dealer is not None and state.dealer != recorded_dealer:
+            replay.findings.record(
+                "DEALER_MISMATCH",
+                f"the bidding makes seat {state.dealer} the dealer; the record says seat "
+                f"{recorded_dealer}",
+                BIDDING,
+                seat=recorded_dealer,
+                expected=str(state.dealer),
+                recorded=str(recorded_dealer),
+            )
+        level = read.team_levels[state.dealer % 2]
+        return BiddingOutcome(level, state.trump, state.dealer, state.stake)
 
 
-def _bury(
-    replay: HandState,
-    state: BiddingState,
-    recorded_dealer: int | None,
-    exchanges: Exchanges,
-) -> BiddingState | None:
+def _bury(bidding: Bidding, state: BiddingState) -> BiddingState | None:
     """Settle trump and dealer when the dealer takes the kitty, then check the bury."""
+    replay = bidding.replay
     rs = replay.ruleset
+    recorded_dealer = replay.read.dealer
     fallback = None
     if state.standing is None:
         result = None
@@ -204,7 +270,7 @@ def _bury(
         replay.findings.record("UNSUPPORTED", f"the dealer cannot be settled: {exc}", BIDDING)
         return None
     assert state.dealer is not None
-    _exchange(replay, state.dealer, exchanges, chao_di=False)
+    _exchange(bidding, state.dealer, chao_di=False)
     return state
 
 
@@ -229,12 +295,13 @@ def _recorded_draw(replay: HandState) -> RecordedDraw | None:
     return RecordedDraw(trump, dealer)
 
 
-def _exchange(replay: HandState, seat: int, exchanges: Exchanges, *, chao_di: bool) -> None:
-    """Check and apply the next kitty exchange, made by ``seat``."""
+def _exchange(bidding: Bidding, seat: int, *, chao_di: bool) -> None:
+    """Check and apply the record's next kitty exchange, made by ``seat``."""
+    replay = bidding.replay
     rs = replay.ruleset
-    step = next(exchanges, None)
+    exchanges = replay.read.exchanges
     who = "the 炒底 bidder" if chao_di else "the dealer"
-    if step is None:
+    if bidding.next_exchange >= len(exchanges):
         replay.findings.record(
             "KITTY_INVALID",
             f"{who} (seat {seat}) took up no kitty in the record; the kitty is kept as it lies",
@@ -242,7 +309,9 @@ def _exchange(replay: HandState, seat: int, exchanges: Exchanges, *, chao_di: bo
             seat=seat,
         )
         return
-    j, ex = step
+    j = bidding.next_exchange
+    ex = exchanges[j]
+    bidding.next_exchange = j + 1
     if ex.seat != seat:
         replay.findings.record(
             "KITTY_INVALID",

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import describe_result, trump_text
+from chaodipi.engine import Ruleset
 from chaodipi.v1 import audit_pb2, records_pb2
 
 SCORING = audit_pb2.PHASE_SCORING
@@ -158,3 +159,25 @@ def check_hand_claim(replay: HandState) -> None:
                 expected=check.show(want),
                 recorded=check.show(got),
             )
+
+
+def claim_computed(
+    record: records_pb2.GameRecord, computed: audit_pb2.Computed, ruleset: Ruleset
+) -> None:
+    """Fill the record's claims (trick winners, points, penalties, score, level, trump) with
+    what was computed: a table that announces what the audit computes claims just that."""
+    for trick, result in zip(record.tricks, computed.tricks, strict=False):
+        trick.claim.winner = result.winner
+        trick.claim.points = result.points
+        trick.claim.penalty = abs(result.penalty)
+    claim = record.claim
+    claim.kitty_multiplier = computed.kitty_multiplier
+    claim.kitty_bonus = computed.kitty_bonus
+    claim.defenders_points = computed.defenders_points
+    if ruleset.throw.stake_charge:
+        claim.stake_units = computed.stake_units
+    if computed.HasField("level_result"):  # a table of match points moves no level
+        claim.level_result.CopyFrom(computed.level_result)
+    if computed.HasField("next_dealer"):
+        claim.next_dealer = computed.next_dealer
+    claim.trump.CopyFrom(computed.trump)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from chaodipi.auditor.audit import replay_hand
+from chaodipi.auditor.claims import claim_computed
 from chaodipi.auditor.match import audit_match
 from chaodipi.auditor.reading import read_game
 from chaodipi.auditor.state import Cleared
@@ -324,22 +325,7 @@ def fill_claims(record: records_pb2.GameRecord, cleared: Cleared | None = None) 
     read = read_game(record)
     assert not isinstance(read, list), read
     report = replay_hand(read, cleared=cleared)
-    computed = report.computed
-    for trick, result in zip(record.tricks, computed.tricks, strict=False):
-        trick.claim.winner = result.winner
-        trick.claim.points = result.points
-        trick.claim.penalty = abs(result.penalty)
-    claim = record.claim
-    claim.kitty_multiplier = computed.kitty_multiplier
-    claim.kitty_bonus = computed.kitty_bonus
-    claim.defenders_points = computed.defenders_points
-    if read.ruleset.throw.stake_charge:
-        claim.stake_units = computed.stake_units
-    if computed.HasField("level_result"):  # a table of match points moves no level
-        claim.level_result.CopyFrom(computed.level_result)
-    if computed.HasField("next_dealer"):
-        claim.next_dealer = computed.next_dealer
-    claim.trump.CopyFrom(computed.trump)
+    claim_computed(record, report.computed, read.ruleset)
 
 
 def generate_match(

@@ -294,46 +294,17 @@ def read_game(
         reader.violations.append(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
         )
-    bids = []
     all_bids: Sequence[records_pb2.BidEvent] = record.bids
     if reader.too_many(len(all_bids), limits.items, "bids", f"{prefix}bids"):
         all_bids = all_bids[:0]
-    for i, bid in enumerate(all_bids):
-        names_trump = bid.HasField("trump_chosen")
-        if names_trump and bid.trump_chosen not in SUITS_BY_PROTO:
-            reader.violations.append(
-                Violation(f"{prefix}bids[{i}].trump_chosen", "expected a suit or SUIT_NO_TRUMP")
-            )
-        if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
-            reader.violations.append(Violation(f"{prefix}bids[{i}].kind", "bid kind not set"))
-        elif bid.kind not in BID_KINDS:
-            reader.violations.append(
-                Violation(
-                    f"{prefix}bids[{i}].kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)"
-                )
-            )
-        bids.append(
-            ReadBid(
-                seat=reader.seat(bid.seat, f"{prefix}bids[{i}].seat"),
-                # An unknown kind is a violation above, which rejects the record.
-                kind=BID_KINDS.get(bid.kind, BidKind.DECLARE),
-                cards=reader.cards(bid.cards, f"{prefix}bids[{i}].cards"),
-                names_trump=names_trump,
-                trump_choice=SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
-                drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
-            )
-        )
+    bids = [_read_bid(reader, bid, f"{prefix}bids[{i}]") for i, bid in enumerate(all_bids)]
     all_exchanges: Sequence[records_pb2.KittyExchange] = record.kitty_exchanges
     if reader.too_many(
         len(all_exchanges), limits.items, "kitty exchanges", f"{prefix}kitty_exchanges"
     ):
         all_exchanges = all_exchanges[:0]
     exchanges = [
-        ReadExchange(
-            seat=reader.seat(ex.seat, f"{prefix}kitty_exchanges[{i}].seat"),
-            picked_up=reader.cards(ex.picked_up, f"{prefix}kitty_exchanges[{i}].picked_up"),
-            buried=reader.cards(ex.buried, f"{prefix}kitty_exchanges[{i}].buried"),
-        )
+        _read_exchange(reader, ex, f"{prefix}kitty_exchanges[{i}]")
         for i, ex in enumerate(all_exchanges)
     ]
     tricks = []
@@ -404,3 +375,76 @@ def read_game(
         incomplete=record.metadata.get(INCOMPLETE_KEY, ""),
         unsupported=record.metadata.get(UNSUPPORTED_KEY, ""),
     )
+
+
+def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:
+    names_trump = bid.HasField("trump_chosen")
+    if names_trump and bid.trump_chosen not in SUITS_BY_PROTO:
+        reader.violations.append(
+            Violation(f"{path}.trump_chosen", "expected a suit or SUIT_NO_TRUMP")
+        )
+    if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
+        reader.violations.append(Violation(f"{path}.kind", "bid kind not set"))
+    elif bid.kind not in BID_KINDS:
+        reader.violations.append(
+            Violation(f"{path}.kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)")
+        )
+    return ReadBid(
+        seat=reader.seat(bid.seat, f"{path}.seat"),
+        # An unknown kind is a violation above, which rejects the record.
+        kind=BID_KINDS.get(bid.kind, BidKind.DECLARE),
+        cards=reader.cards(bid.cards, f"{path}.cards"),
+        names_trump=names_trump,
+        trump_choice=SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
+        drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
+    )
+
+
+def _read_exchange(reader: _Reader, ex: records_pb2.KittyExchange, path: str) -> ReadExchange:
+    return ReadExchange(
+        seat=reader.seat(ex.seat, f"{path}.seat"),
+        picked_up=reader.cards(ex.picked_up, f"{path}.picked_up"),
+        buried=reader.cards(ex.buried, f"{path}.buried"),
+    )
+
+
+def read_bid(
+    ruleset: Ruleset, bid: records_pb2.BidEvent, path: str = "bid"
+) -> ReadBid | list[Violation]:
+    """One bid read as ``read_game`` reads a record's bids (violations: it cannot be)."""
+    reader = _Reader(Limits.of(ruleset))
+    read = _read_bid(reader, bid, path)
+    return reader.violations or read
+
+
+def read_exchange(
+    ruleset: Ruleset, ex: records_pb2.KittyExchange, path: str = "kitty_exchange"
+) -> ReadExchange | list[Violation]:
+    """One kitty exchange read as ``read_game`` reads a record's."""
+    reader = _Reader(Limits.of(ruleset))
+    read = _read_exchange(reader, ex, path)
+    return reader.violations or read
+
+
+def read_play(
+    ruleset: Ruleset,
+    play: records_pb2.Play,
+    split: Sequence[records_pb2.Unit],
+    *,
+    lead: bool,
+    path: str = "play",
+) -> tuple[ReadPlay, list[list[int]] | None] | list[Violation]:
+    """One play (and a lead's declared split) read as ``read_game`` reads a trick's plays."""
+    reader = _Reader(Limits.of(ruleset))
+    seat = reader.seat(play.seat, f"{path}.seat")
+    cards = reader.cards(play.cards, f"{path}.cards")
+    # Only a lead carries a failed throw's attempt or a split.
+    attempted = reader.cards(play.attempted, f"{path}.attempted") if lead else []
+    units = (
+        [reader.cards(u.cards, f"{path}.declared_split[{i}].cards") for i, u in enumerate(split)]
+        if lead
+        and split
+        and not reader.too_many(len(split), reader.limits.held, "units", f"{path}.declared_split")
+        else None
+    )
+    return reader.violations or (ReadPlay(seat, cards, attempted), units)

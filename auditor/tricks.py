@@ -36,115 +36,108 @@ def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
     assert table is not None
-    expected_leader = replay.dealer
-    results = replay.computed.tricks
     for t, trick in enumerate(replay.read.tricks):
-        replay.trick_index, replay.play_index = t, None
-        replay.current = []
-        leader = trick.leader
-        if leader != expected_leader:
-            replay.findings.record(
-                "OUT_OF_TURN",
-                f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
-                + ("deals and leads the first trick" if t == 0 else "won the last trick"),
-                PLAY,
-                seat=leader,
-                trick=t,
-                play=0,
-                expected=str(expected_leader),
-                recorded=str(leader),
-            )
-        result = results.add(leader=leader)
-        _play_trick(replay, table, t, trick, result)
-        expected_leader = result.winner
+        answered = lead_trick(replay, table, t, trick)
+        for p in range(1, len(trick.plays)):
+            follow_trick(replay, table, t, trick, p, answered)
+        finish_trick(replay, table, t, trick, answered)
     replay.trick_index = replay.play_index = None
 
 
-def _report_turns(replay: HandState, t: int, plays: Sequence[ReadPlay], leader: int) -> None:
-    """OUT_OF_TURN for every play of a trick not made by the seat whose turn it was."""
-    for p, play in enumerate(plays):
-        if play.seat != (leader + p) % 4:
-            replay.findings.record(
-                "OUT_OF_TURN",
-                f"play {p + 1} of trick {t + 1} was made by seat {play.seat}; "
-                f"seat {(leader + p) % 4} was to play",
-                PLAY,
-                seat=play.seat,
-                trick=t,
-                play=p,
-                expected=str((leader + p) % 4),
-                recorded=str(play.seat),
-            )
-
-
-def _play_trick(
-    replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
-) -> None:
-    plays = trick.plays
-    leader = trick.leader
-    findings = replay.findings
-    if [play.seat for play in plays] != SEAT_ORDER[leader][: len(plays)]:
-        _report_turns(replay, t, plays, leader)
-    # A record its source says stops early may end in a short trick: the end, not a breach.
-    cut = bool(replay.read.incomplete) and t == len(replay.read.tricks) - 1 and len(plays) < 4
-    if len(plays) != 4 and not cut:
-        findings.record(
-            "WRONG_CARD_COUNT",
-            f"trick {t + 1} has {len(plays)} plays; every seat plays once",
+def _check_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
+    """OUT_OF_TURN for play ``p`` of a trick not made by the seat whose turn it was."""
+    if seat != (leader + p) % 4:
+        replay.findings.record(
+            "OUT_OF_TURN",
+            f"play {p + 1} of trick {t + 1} was made by seat {seat}; "
+            f"seat {(leader + p) % 4} was to play",
             PLAY,
+            seat=seat,
             trick=t,
-            expected="4",
-            recorded=str(len(plays)),
+            play=p,
+            expected=str((leader + p) % 4),
+            recorded=str(seat),
         )
-    lead = plays[0]
+
+
+def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
+    """Trick ``t``'s lead: its leader's turn, the lead (and a throw) checked, its cards taken.
+
+    Returns the lead the follows answer, None when none can. It reads only the trick's
+    first play, so a live referee calls it as soon as the lead is made.
+    """
+    replay.trick_index, replay.play_index = t, None
+    replay.current = []
+    leader = trick.leader
+    expected_leader = replay.dealer if t == 0 else replay.computed.tricks[t - 1].winner
+    if leader != expected_leader:
+        replay.findings.record(
+            "OUT_OF_TURN",
+            f"trick {t + 1} was led by seat {leader}; seat {expected_leader} "
+            + ("deals and leads the first trick" if t == 0 else "won the last trick"),
+            PLAY,
+            seat=leader,
+            trick=t,
+            play=0,
+            expected=str(expected_leader),
+            recorded=str(leader),
+        )
+    result = replay.computed.tricks.add(leader=leader)
+    lead = trick.plays[0]
+    _check_turn(replay, t, 0, lead.seat, leader)
     answered = _check_lead(replay, table, t, trick, result)
-    steps = replay.want_steps
     replay.play_index = 0
     replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
-    if steps:
+    if replay.want_steps:
         replay.current.append((lead.seat, lead.cards))
         replay.snapshot(PLAY)
-    size = len(lead.cards)
-    hands = replay.hands
-    for p in range(1, len(plays)):
-        play = plays[p]
-        seat, cards = play.seat, play.cards
-        held = hands[seat]
-        counts = held.counts
-        replay.play_index = p
-        if len(cards) != size:
-            findings.record(
-                "WRONG_CARD_COUNT",
-                f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
+    return answered
+
+
+def follow_trick(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, p: int, answered: Lead | None
+) -> None:
+    """Play ``p`` (1-3) of trick ``t``: its turn, its size, the follow (R-FOLLOW), cards taken."""
+    findings = replay.findings
+    play = trick.plays[p]
+    seat, cards = play.seat, play.cards
+    _check_turn(replay, t, p, seat, trick.leader)
+    size = len(trick.plays[0].cards)
+    held = replay.hands[seat]
+    counts = held.counts
+    replay.play_index = p
+    if len(cards) != size:
+        findings.record(
+            "WRONG_CARD_COUNT",
+            f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
+            PLAY,
+            seat=seat,
+            trick=t,
+            play=p,
+            expected=str(size),
+            recorded=str(len(cards)),
+        )
+    elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
+        # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
+        verdict = table.follow(held, answered, cards)
+        if verdict.code:
+            finding = findings.record(
+                verdict.code,
+                f"seat {seat} {verdict.reason}",
                 PLAY,
                 seat=seat,
                 trick=t,
                 play=p,
-                expected=str(size),
-                recorded=str(len(cards)),
+                recorded=" ".join(tokens(cards)),
             )
-        elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
-            # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
-            verdict = table.follow(held, answered, cards)
-            if verdict.code:
-                finding = findings.record(
-                    verdict.code,
-                    f"seat {seat} {verdict.reason}",
-                    PLAY,
-                    seat=seat,
-                    trick=t,
-                    play=p,
-                    recorded=" ".join(tokens(cards)),
-                )
-                finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
-        if size == 1 and len(cards) == 1 and counts[cards[0]]:
-            counts[cards[0]] -= 1
-        else:
-            replay.take(seat, cards, PLAY, "played", trick=t, play=p)
-        if steps:
-            replay.current.append((seat, cards))
-            replay.snapshot(PLAY)
-    _finish_trick(replay, table, t, trick, result, answered)
+            finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
+    if size == 1 and len(cards) == 1 and counts[cards[0]]:
+        counts[cards[0]] -= 1
+    else:
+        replay.take(seat, cards, PLAY, "played", trick=t, play=p)
+    if replay.want_steps:
+        replay.current.append((seat, cards))
+        replay.snapshot(PLAY)
 
 
 def _check_lead(
@@ -325,16 +318,24 @@ def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
         )
 
 
-def _finish_trick(
-    replay: HandState,
-    table: Table,
-    t: int,
-    trick: ReadTrick,
-    result: audit_pb2.TrickResult,
-    answered: Lead | None,
+def finish_trick(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, answered: Lead | None
 ) -> None:
+    """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims."""
     plays = trick.plays
     claim = trick.claim
+    result = replay.computed.tricks[t]
+    # A record its source says stops early may end in a short trick: the end, not a breach.
+    cut = bool(replay.read.incomplete) and t == len(replay.read.tricks) - 1 and len(plays) < 4
+    if len(plays) != 4 and not cut:
+        replay.findings.record(
+            "WRONG_CARD_COUNT",
+            f"trick {t + 1} has {len(plays)} plays; every seat plays once",
+            PLAY,
+            trick=t,
+            expected="4",
+            recorded=str(len(plays)),
+        )
     if answered is None:
         # No follow can match a lead that has no legal shape; the claim (if any) decides.
         index = 0

@@ -85,11 +85,18 @@ _flags: Any = None
 """In an audit worker process: the server's cancellation flags, one byte per call slot."""
 
 
+WORKER_NICENESS = 10
+"""How much lower the audit workers' CPU priority is than the server's (``os.nice``): when the
+cores are busy, the event loop's verdicts and short calls go before batch audits."""
+
+
 def start_worker(flags: Any) -> None:
     """The audit pool's initializer: keep the server's cancellation flags (a shared
-    ``RawArray``), and exit with the server (``exit_with_parent``)."""
+    ``RawArray``), yield the CPU to the server's event loop (``WORKER_NICENESS``), and exit
+    with the server (``exit_with_parent``)."""
     global _flags
     _flags = flags
+    os.nice(WORKER_NICENESS)
     exit_with_parent()
 
 

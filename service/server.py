@@ -47,8 +47,9 @@ from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.ingest import audit_serialized, start_worker
 from chaodipi.service.keys import has_active_keys, tenant_for_key
 from chaodipi.service.migrate import upgrade
+from chaodipi.service.referee import RefereeServicer
 from chaodipi.service.store import ensure_tenant
-from chaodipi.v1 import audit_pb2, service_pb2, service_pb2_grpc
+from chaodipi.v1 import audit_pb2, referee_pb2, referee_pb2_grpc, service_pb2, service_pb2_grpc
 
 __all__ = [
     "SERVICES",
@@ -83,6 +84,11 @@ SERVICES: tuple[Registration, ...] = (
         service_pb2.DESCRIPTOR.services_by_name["AuditService"],
         service_pb2_grpc.add_AuditServiceServicer_to_server,
         AuditServicer,
+    ),
+    Registration(
+        referee_pb2.DESCRIPTOR.services_by_name["RefereeService"],
+        referee_pb2_grpc.add_RefereeServiceServicer_to_server,
+        RefereeServicer,
     ),
 )
 """Every service of the API, each behind the API-key check."""
