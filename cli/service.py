@@ -163,6 +163,15 @@ def serve_command(
             help="With API keys and no TLS, listen beyond localhost anyway (keys in the clear).",
         ),
     ] = False,
+    require_keys: Annotated[
+        bool,
+        typer.Option(
+            "--require-keys",
+            metavar="",
+            help="Require API keys even while none exists (replicas started before the first "
+            "key; default: required once any key exists).",
+        ),
+    ] = False,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
     import asyncio
@@ -186,6 +195,7 @@ def serve_command(
         tls_key=tls_key,
         tls_client_ca=tls_client_ca,
         insecure=insecure,
+        require_keys=True if require_keys else None,
     )
     if workers is not None:
         config.audit_workers = workers

@@ -74,6 +74,13 @@ def own_database_url(
         yield url
 
 
+@pytest.fixture
+def own_postgres_url(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iterator[str]:
+    """A PostgreSQL schema of this test's own (for what only PostgreSQL does: replicas)."""
+    with _new_database("postgres", tmp_path_factory, worker_id) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def service(database_url: str) -> Iterator[Service]:
     """A server requiring API keys, on ``database_url``, auditing in a thread."""

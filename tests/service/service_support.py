@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,9 +131,11 @@ def wait_exited(pids: list[int], timeout: float) -> list[int]:
 
 class ServerProcess:
     """``python -m chaodipi.cli serve`` as a process group of its own (the server and its audit
-    workers), keyless on 127.0.0.1, logging to ``log``."""
+    workers) on 127.0.0.1, keyless unless ``options`` say otherwise, logging to ``log``."""
 
-    def __init__(self, database_url: str, home: Path, *, audit_workers: int = 2) -> None:
+    def __init__(
+        self, database_url: str, home: Path, *, audit_workers: int = 2, options: Sequence[str] = ()
+    ) -> None:
         self.log = home / f"server-{secrets.token_hex(3)}.log"
         env = {k: v for k, v in os.environ.items() if k != "CHAODIPI_DATABASE_URL"}
         env.update(CHAODIPI_HOME=str(home))
@@ -151,6 +153,7 @@ class ServerProcess:
                 str(audit_workers),
                 "--grace",
                 "5",
+                *options,
             ],
             env=env,
             cwd=home,
