@@ -58,16 +58,25 @@ def audit_batch_command(
         ),
     ],
     out: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--out",
             "-o",
             metavar="DEST",
-            help="A folder of JSON reports, or a database URL (stored as the "
-            "service stores uploads).",
+            help="A folder of JSON reports, or a database URL (as --store).",
             show_default=False,
         ),
-    ],
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            metavar="DATABASE_URL",
+            help="Store the audited games in the service's database, as uploads are stored "
+            "(a record stored before is not stored again).",
+            show_default=False,
+        ),
+    ] = None,
     backend: Annotated[
         str, typer.Option("--backend", metavar="NAME", help="local (a process pool) or ray.")
     ] = "local",
@@ -129,6 +138,14 @@ def audit_batch_command(
     from chaodipi.batch.sinks import is_database_url
     from chaodipi.batch.sources import missing
 
+    if (out is None) == (store is None):
+        error("give one destination: --out FOLDER or --store DATABASE_URL")
+        raise typer.Exit(2)
+    if store is not None and not is_database_url(store):
+        error(f"--store {user(store)}: expected a database URL (sqlite:///…, postgresql://…)")
+        raise typer.Exit(2)
+    dest = store if store is not None else out
+    assert dest is not None
     if backend not in ("local", "ray"):
         error(f"--backend {user(backend)}: expected local or ray")
         raise typer.Exit(2)
@@ -139,7 +156,7 @@ def audit_batch_command(
     if absent:
         error(f"no such file or folder: {user(', '.join(absent))}")
         raise typer.Exit(2)
-    sink = _sink(out, resume, tenant, ledger)
+    sink = _sink(dest, resume, tenant, ledger)
     engine = _backend(backend, workers, ray_address)
     control = Control()
     summary = _run(
@@ -148,7 +165,7 @@ def audit_batch_command(
         engine,
         control,
         chunk_size=chunk_size or DEFAULT_CHUNK,
-        exclude=[] if is_database_url(out) else [Path(out)],
+        exclude=[] if is_database_url(dest) else [Path(dest)],
     )
     summary.render(stdout())
     if json_out is not None:
