@@ -15,6 +15,8 @@ from chaodipi.cli.console import Command, error, stderr, stdout, user
 from chaodipi.service.home import DEFAULT_TENANT
 
 if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
+
     from chaodipi.batch.run import Backend, Control, Sink
     from chaodipi.batch.summary import Summary
 
@@ -179,13 +181,47 @@ def audit_batch_command(
         raise typer.Exit(INTERRUPTED)
 
 
+def _columns(total: int | None) -> tuple[ProgressColumn, ...]:
+    """A bar with the total and the time left when the number of records is known beforehand;
+    otherwise a count and a rate."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    rate = TextColumn("{task.fields[rate]:,.0f} records/s")
+    findings = TextColumn("{task.fields[findings]:,} findings")
+    if total is None:
+        return (
+            SpinnerColumn(),
+            TextColumn("{task.completed:,.0f} records"),
+            rate,
+            findings,
+            TimeElapsedColumn(),
+        )
+    return (
+        BarColumn(),
+        MofNCompleteColumn(),
+        rate,
+        findings,
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+
+
 def _run(
     sources: list[str], sink: Sink, engine: Backend, control: Control, **options: Any
 ) -> Summary:
     """``run_batch`` under a progress bar, with Ctrl-C turned into a clean stop."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress
 
     from chaodipi.batch.run import run_batch
+    from chaodipi.batch.sources import count_units, expand
 
     def on_sigint(_signum: int, _frame: FrameType | None) -> None:
         if control.stopped:
@@ -193,23 +229,20 @@ def _run(
         control.stop()
         stderr().print("[yellow]stopping[/] after the work in flight (Ctrl-C again to abort)")
 
-    columns = (
-        SpinnerColumn(),
-        TextColumn("{task.completed:,.0f} hands"),
-        TextColumn("{task.fields[rate]:,.0f} hands/s"),
-        TextColumn("{task.fields[findings]:,} findings"),
-        TimeElapsedColumn(),
-    )
+    total = count_units(expand(sources, exclude=options.get("exclude", ())))
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        with Progress(*columns, console=stderr(), transient=True) as progress:
-            task = progress.add_task("audit", rate=0.0, findings=0)
+        with Progress(*_columns(total), console=stderr(), transient=True) as progress:
+            task = progress.add_task("audit", total=total, rate=0.0, findings=0)
 
             def on_chunk(summary: Summary) -> None:
+                # Records done by an earlier run (--resume) are not this run's work.
+                resumed = summary.records - summary.new_records
                 progress.update(
                     task,
-                    completed=summary.new_hands,
-                    rate=summary.hands_per_second,
+                    total=None if total is None else total - resumed,
+                    completed=summary.new_records,
+                    rate=summary.new_records / summary.elapsed if summary.elapsed else 0.0,
                     findings=summary.findings,
                 )
 

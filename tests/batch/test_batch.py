@@ -25,7 +25,7 @@ from chaodipi.batch import (
 )
 from chaodipi.batch.run import Result, audit_chunk
 from chaodipi.batch.sinks import LEDGER, REPORTS, report_path
-from chaodipi.batch.sources import expand, units
+from chaodipi.batch.sources import count_units, expand, units
 from chaodipi.cli.batch import register
 from chaodipi.service.db import make_engine
 from chaodipi.service.models import Game
@@ -54,6 +54,12 @@ def test_units_are_stable_and_cover_every_file(corpus: Path) -> None:
     assert sorted(first) == sorted(again)  # a file named twice is read once
     assert len(first) == RECORDS
     assert all(unit.startswith(str(corpus.resolve())) for unit, _ in first)
+
+
+def test_units_are_counted_beforehand_only_in_streams(corpus: Path) -> None:
+    streams = [str(corpus / "day1.pb"), str(corpus / "later" / "day2.pb")]
+    assert count_units(expand(streams)) == len(list(units(expand(streams)))) == 12
+    assert count_units(expand([str(corpus)])) is None  # JSON and text: known once read
 
 
 def test_local_to_folder(corpus: Path, tmp_path: Path) -> None:
