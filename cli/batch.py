@@ -42,12 +42,14 @@ def _backend(name: str, workers: int | None, address: str | None) -> Backend:
         raise typer.Exit(1) from None
 
 
-def _sink(out: str, resume: bool, tenant: str, ledger: Path | None) -> Sink:
-    from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
+def _sink(out: str, resume: bool, tenant: str, ledger: Path | None, reports: str) -> Sink:
+    from chaodipi.batch.sinks import DatabaseSink, FramedSink, JsonFolderSink, is_database_url
 
     if is_database_url(out):
         return DatabaseSink(out, tenant=tenant, ledger=ledger, resume=resume)
-    return JsonFolderSink(Path(out), resume=resume)
+    if reports == "json":
+        return JsonFolderSink(Path(out), resume=resume)
+    return FramedSink(Path(out), resume=resume)
 
 
 def audit_batch_command(
@@ -65,7 +67,8 @@ def audit_batch_command(
             "--out",
             "-o",
             metavar="DEST",
-            help="A folder of JSON reports, or a database URL (as --store).",
+            help="A folder for the reports (see --reports) and the ledger, or a database URL "
+            "(as --store).",
             show_default=False,
         ),
     ] = None,
@@ -79,6 +82,16 @@ def audit_batch_command(
             show_default=False,
         ),
     ] = None,
+    reports: Annotated[
+        str,
+        typer.Option(
+            "--reports",
+            metavar="FORM",
+            help="framed: every report in one length-delimited stream, FOLDER/reports.pb "
+            "(AuditRecordResponse frames, in the ledger's order); json: a JSON file per record "
+            "under FOLDER/reports/.",
+        ),
+    ] = "framed",
     backend: Annotated[
         str, typer.Option("--backend", metavar="NAME", help="local (a process pool) or ray.")
     ] = "local",
@@ -148,6 +161,9 @@ def audit_batch_command(
         raise typer.Exit(2)
     dest = store if store is not None else out
     assert dest is not None
+    if reports not in ("framed", "json"):
+        error(f"--reports {user(reports)}: expected framed or json")
+        raise typer.Exit(2)
     if backend not in ("local", "ray"):
         error(f"--backend {user(backend)}: expected local or ray")
         raise typer.Exit(2)
@@ -158,7 +174,7 @@ def audit_batch_command(
     if absent:
         error(f"no such file or folder: {user(', '.join(absent))}")
         raise typer.Exit(2)
-    sink = _sink(dest, resume, tenant, ledger)
+    sink = _sink(dest, resume, tenant, ledger, reports)
     engine = _backend(backend, workers, ray_address)
     control = Control()
     summary = _run(
