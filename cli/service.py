@@ -193,7 +193,7 @@ def serve_command(
     import asyncio
 
     from chaodipi.service.db import data_dir
-    from chaodipi.service.metrics import configure_logging
+    from chaodipi.service.logs import configure_logging
     from chaodipi.service.server import ConfigError, ServerConfig, serve
 
     configure_logging(log_json)

@@ -1,5 +1,5 @@
-"""The server's metrics, in Prometheus's text format on ``http://HOST:PORT/metrics``, and its
-structured (JSON) log lines, each with the call's request id and tenant.
+"""The server's metrics, in Prometheus's text format on ``http://HOST:PORT/metrics``, the
+call's request id and the per-call log (``service.logs`` writes it as JSON lines).
 
 Each server has a registry of its own (several servers in one process, as in the tests, keep
 their counts apart). What is counted:
@@ -19,7 +19,6 @@ their counts apart). What is counted:
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import secrets
 import threading
@@ -33,7 +32,6 @@ import grpc
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.exposition import generate_latest
 
-from chaodipi.service.context import TENANT
 from chaodipi.v1 import service_pb2
 
 P = ParamSpec("P")
@@ -211,46 +209,3 @@ def measured(
         return grpc.unary_stream_rpc_method_handler(stream_out(handler.unary_stream), inp, out)
     assert handler.stream_stream is not None
     return grpc.stream_stream_rpc_method_handler(stream_out(handler.stream_stream), inp, out)
-
-
-class JsonFormatter(logging.Formatter):
-    """A log record as one JSON object a line: time, level, logger, message, the call's
-    request id and tenant (when the line is about a call), and any fields the call log adds."""
-
-    _EXTRA = ("method", "code", "ms")
-
-    def format(self, record: logging.LogRecord) -> str:
-        """The record as a JSON line."""
-        entry: dict[str, Any] = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        request_id = REQUEST_ID.get()
-        if request_id:
-            entry["request_id"] = request_id
-        tenant = TENANT.get(None)
-        if tenant is not None:
-            entry["tenant"] = tenant
-        for name in self._EXTRA:
-            if hasattr(record, name):
-                entry[name] = getattr(record, name)
-        if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
-
-
-JsonFormatter.converter = time.gmtime
-
-
-def configure_logging(json_lines: bool) -> None:
-    """The server's logging on standard error: JSON lines with every call logged, or text
-    lines without the per-call ones."""
-    handler = logging.StreamHandler()
-    if json_lines:
-        handler.setFormatter(JsonFormatter())
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        calls_log.setLevel(logging.WARNING)
-    logging.basicConfig(level=logging.INFO, handlers=[handler])

@@ -18,7 +18,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.client import AuditClient, ServiceError
-from chaodipi.service.metrics import JsonFormatter, calls_log
+from chaodipi.service.logs import JsonFormatter
+from chaodipi.service.metrics import calls_log
 from chaodipi.service.server import ServerConfig
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import Service, running_service
