@@ -7,8 +7,9 @@ For the same generated corpus (``bench/batch.py``'s, length-delimited .pb files)
 - the batch on one core (the whole process tree pinned to one CPU, one worker) into each
   destination: CPU per hand of everything (reading the files, shipping chunks to the worker,
   the audit, the rows, writing the reports and the ledger), from /proc of the process tree;
-- the overhead a hand: that CPU less the CPU of ``audit_game`` itself in the same run, timed
-  around each call inside the workers (the bar: at most 0.1 ms). Both sides of the difference
+- the overhead a hand: that CPU less the CPU of the audit itself in the same run (parsing the
+  record and ``audit_game``, as ``bench/audit.py`` times the in-process audit), timed around
+  each call inside the workers (the bar: at most 0.1 ms). Both sides of the difference
   come from one run, so a loaded machine, which slows everything, shifts it far less than
   comparing two runs would;
 - the batch on 1 and on 2 cores, wall clock, and their ratio (the bar: at least 1.8x), with the
@@ -30,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import chaodipi.batch.run
 from batch import _cpu_seconds, make_corpus  # bench/, beside this script
@@ -37,7 +39,10 @@ from chaodipi.auditor import audit_game
 from chaodipi.batch import FramedSink, JsonFolderSink, LocalBackend, Summary, run_batch
 from chaodipi.batch.run import Sink
 from chaodipi.batch.sources import expand, units
-from chaodipi.v1 import audit_pb2, records_pb2
+from chaodipi.v1 import records_pb2
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 SINKS: dict[str, Callable[[Path], Sink]] = {
     "json": lambda out: JsonFolderSink(out),
@@ -68,16 +73,22 @@ def audit_alone(corpus: Path) -> tuple[int, float]:
 
 
 AUDIT_CPU = multiprocessing.Value("d", 0.0)
-"""CPU seconds spent inside ``audit_game`` by the batch's workers (forked: they share it)."""
+"""CPU seconds the batch's workers spent parsing records and in ``audit_game`` (the in-process
+audit of a record, as ``bench/audit.py`` times it); forked workers share it."""
+
+_parse = chaodipi.batch.run._parse
 
 
-def _timed_audit_game(game: records_pb2.GameRecord) -> audit_pb2.AuditReport:
-    start = time.thread_time()
-    report = audit_game(game)
-    spent = time.thread_time() - start
-    with AUDIT_CPU.get_lock():
-        AUDIT_CPU.value += spent
-    return report
+def _timed(fn: Callable[[T], U]) -> Callable[[T], U]:
+    def timed(arg: T) -> U:
+        start = time.thread_time()
+        out = fn(arg)
+        spent = time.thread_time() - start
+        with AUDIT_CPU.get_lock():
+            AUDIT_CPU.value += spent
+        return out
+
+    return timed
 
 
 def batch_run(corpus: Path, out: Path, sink: str, cores: int) -> tuple[Summary, float, float]:
@@ -101,7 +112,9 @@ def batch_run(corpus: Path, out: Path, sink: str, cores: int) -> tuple[Summary, 
 
 
 def main() -> None:
-    chaodipi.batch.run.audit_game = _timed_audit_game  # before the workers fork
+    # Before the workers fork, so they run the timed versions.
+    chaodipi.batch.run.audit_game = _timed(audit_game)  # type: ignore[assignment]
+    chaodipi.batch.run._parse = _timed(_parse)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=8000)
     parser.add_argument("--unique", type=int, default=2000)
@@ -120,8 +133,8 @@ def main() -> None:
             summary, cpu, audits = batch_run(corpus, scratch / sink, sink, 1)
             hands = summary.new_hands
             print(
-                f"batch, 1 core, {sink:>6}:   {cpu / hands * 1e3:.3f} ms CPU/hand, of which the "
-                f"audit {audits / hands * 1e3:.3f}: overhead "
+                f"batch, 1 core, {sink:>6}:   {cpu / hands * 1e3:.3f} ms CPU/hand, of which "
+                f"parse + audit {audits / hands * 1e3:.3f}: overhead "
                 f"{(cpu - audits) / hands * 1e3:.3f} ms/hand above the audit"
             )
         sink = args.sinks.split(",")[-1]
