@@ -65,6 +65,18 @@ def test_units_are_counted_beforehand_only_in_streams(corpus: Path) -> None:
     assert count_units(expand([str(corpus)])) is None  # JSON and text: known once read
 
 
+def test_progress_shows_the_time_left_only_with_a_total() -> None:
+    from rich.progress import MofNCompleteColumn, TimeRemainingColumn
+
+    from chaodipi.cli.batch import _columns
+
+    def kinds(total: int | None) -> set[type]:
+        return {type(column) for column in _columns(total)}
+
+    assert {MofNCompleteColumn, TimeRemainingColumn} <= kinds(12)
+    assert not {MofNCompleteColumn, TimeRemainingColumn} & kinds(None)
+
+
 def test_local_to_folder(corpus: Path, tmp_path: Path) -> None:
     summary = _run(corpus, tmp_path / "out", chunk_size=3)
     rows = _ledger(tmp_path / "out")
