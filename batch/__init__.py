@@ -10,17 +10,19 @@ The command line runs it as ``chaodipi audit-batch``.
 from chaodipi.batch.local import LocalBackend
 from chaodipi.batch.row import Row
 from chaodipi.batch.run import Control, Result, audit_chunk, run_batch
-from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink
+from chaodipi.batch.sinks import DatabaseSink, FramedSink, JsonFolderSink, framed_reports
 from chaodipi.batch.summary import Summary
 
 __all__ = [
     "Control",
     "DatabaseSink",
+    "FramedSink",
     "JsonFolderSink",
     "LocalBackend",
     "Result",
     "Row",
     "Summary",
     "audit_chunk",
+    "framed_reports",
     "run_batch",
 ]

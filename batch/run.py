@@ -22,10 +22,12 @@ from chaodipi.auditor import audit_game, audit_match
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
+from chaodipi.importers.protobin import encode_varint
 from chaodipi.v1 import audit_pb2, records_pb2
 
-Mode = Literal["json", "proto"]
-"""What workers return for a report: JSON text (a report folder) or protobuf (a database)."""
+Mode = Literal["json", "framed", "proto"]
+"""What workers return for a report: JSON text (a folder of reports), a length-delimited
+``AuditRecordResponse`` frame (one stream of reports) or protobuf with the record (a database)."""
 
 DEFAULT_CHUNK = 64
 """Units per chunk: large enough that a task's overhead is small next to ~3 ms per hand."""
@@ -107,6 +109,8 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
     )
     if mode == "json":
         return Result(row, _report_json(report))
+    if mode == "framed":
+        return Result(row, _report_frame(report))
     return Result(
         row,
         report.SerializeToString(deterministic=True),
@@ -129,6 +133,19 @@ def _parse(frame: bytes) -> records_pb2.RecordFile | str:
 
 def _report_json(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) -> bytes:
     return json_format.MessageToJson(report, indent=1, ensure_ascii=False).encode()
+
+
+_REPORT_TAG = b"\x0a"  # AuditRecordResponse.report: field 1, length-delimited
+_MATCH_REPORT_TAG = b"\x12"  # AuditRecordResponse.match_report: field 2, length-delimited
+
+
+def _report_frame(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) -> bytes:
+    """The report as one frame of a length-delimited stream of ``AuditRecordResponse``s, built
+    around its serialized bytes (no copy of the message into a wrapper)."""
+    body = report.SerializeToString(deterministic=True)
+    tag = _REPORT_TAG if isinstance(report, audit_pb2.AuditReport) else _MATCH_REPORT_TAG
+    inner = tag + encode_varint(len(body)) + body
+    return encode_varint(len(inner)) + inner
 
 
 def _guarded(unit: Unit, mode: Mode) -> Result:

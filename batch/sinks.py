@@ -120,6 +120,104 @@ class JsonFolderSink:
         return str(self.folder)
 
 
+FRAMED = "reports.pb"
+_HAS_REPORT = frozenset({"audited", "rejected"})  # units whose audit produced a report
+
+
+def _frame_end(f: IO[bytes]) -> int | None:
+    """Skip one frame of a length-delimited stream; its end offset, or None at a torn frame."""
+    value = shift = 0
+    while True:
+        byte = f.read(1)
+        if not byte:
+            return None
+        value |= (byte[0] & 0x7F) << shift
+        shift += 7
+        if not byte[0] & 0x80:
+            break
+    start = f.tell()
+    f.seek(0, 2)
+    if f.tell() < start + value:
+        return None
+    f.seek(start + value)
+    return start + value
+
+
+class FramedSink:
+    """Every report in one length-delimited stream, ``DEST/reports.pb`` (``AuditRecordResponse``
+    frames: ``importers.protobin`` and any protobuf library read them), the ledger in
+    ``DEST/ledger.jsonl``: the reports are the ledger's rows with a report (``audited`` and
+    ``rejected``), in the ledger's order (``framed_reports`` pairs them).
+
+    A chunk's reports are written before its ledger lines, so after a stop or a crash the stream
+    may only hold more than the ledger: on ``resume`` it is cut back to the ledger's rows, in
+    O(frames) reads of the lengths.
+    """
+
+    mode: Mode = "framed"
+
+    def __init__(self, folder: Path, *, resume: bool = False) -> None:
+        self.folder = folder
+        self.ledger = _Ledger(folder / LEDGER, resume)
+        self.path = folder / FRAMED
+        if not resume:
+            self.path.unlink(missing_ok=True)
+        elif self.path.exists():
+            self._cut_back(sum(r.status in _HAS_REPORT for r in self.ledger.rows()))
+        self._file: IO[bytes] | None = None
+
+    def _cut_back(self, frames: int) -> None:
+        with self.path.open("r+b") as f:
+            end = 0
+            for _ in range(frames):
+                found = _frame_end(f)
+                if found is None:
+                    break
+                end = found
+            f.truncate(end)
+
+    def done(self) -> Iterator[Row]:
+        """The ledger's rows."""
+        return self.ledger.rows()
+
+    def write(self, results: Sequence[Result]) -> None:
+        """Append the chunk's report frames, then its ledger lines."""
+        if self._file is None:
+            self._file = self.path.open("ab")
+        self._file.write(b"".join(r.report for r in results if r.row.status in _HAS_REPORT))
+        self._file.flush()
+        self.ledger.append([r.row for r in results])
+
+    def close(self) -> None:
+        """Close the stream and the ledger."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.ledger.close()
+
+    def describe(self) -> str:
+        """The folder."""
+        return str(self.folder)
+
+
+def framed_reports(
+    folder: Path,
+) -> Iterator[tuple[Row, service_pb2.AuditRecordResponse | None]]:
+    """Each ledger row of a ``FramedSink`` folder with its report (None: the unit has none)."""
+    with (folder / FRAMED).open("rb") as f:
+        for row in _Ledger(folder / LEDGER, resume=True).rows():
+            if row.status not in _HAS_REPORT:
+                yield row, None
+                continue
+            start = f.tell()
+            end = _frame_end(f)
+            assert end is not None, f"{folder / FRAMED}: fewer reports than the ledger"
+            f.seek(start)
+            data = f.read(end - start)
+            body = data[next(i for i, byte in enumerate(data) if not byte & 0x80) + 1 :]
+            yield row, service_pb2.AuditRecordResponse.FromString(body)
+
+
 def default_ledger(url: str, tenant: str) -> Path:
     """The ledger of a database run: ``$CHAODIPI_HOME/batch/<hash of URL and tenant>.jsonl``."""
     key = hashlib.sha256(f"{url}\0{tenant}".encode()).hexdigest()[:16]

@@ -115,6 +115,32 @@ def _is_stream(path: Path) -> bool:
     return count >= 2
 
 
+def _stream_length(path: Path) -> int | None:
+    """The number of frames of a length-delimited stream of two or more frames (lengths read,
+    bodies skipped: O(frames) reads), or None when the file is not one."""
+    if path.suffix.lower() not in _STREAM_SUFFIXES or not _is_stream(path):
+        return None
+    count = 0
+    with path.open("rb") as f:
+        while (length := _varint(f)) is not None:
+            f.seek(length, os.SEEK_CUR)
+            count += 1
+    return count
+
+
+def count_units(paths: Iterable[Path]) -> int | None:
+    """How many units ``units(paths)`` gives, when every file is a length-delimited stream
+    (counted without parsing a record); None as soon as one is not (its records are only known
+    once the importer has read it), so a progress bar then shows a count and a rate."""
+    total = 0
+    for path in paths:
+        frames = _stream_length(path)
+        if frames is None:
+            return None
+        total += frames
+    return total
+
+
 def _frames(path: Path) -> Iterator[bytes]:
     """Each frame of a checked stream with its length prefix: a one-record stream of its own."""
     with path.open("rb") as f:

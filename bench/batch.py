@@ -12,7 +12,8 @@ record ids up to ``--hands`` and written once as length-delimited .pb files of 4
 ``--corpus`` (reused by later runs with the same sizes).
 
 With --database URL it also audits the corpus on 2 cores into that database (as the service
-stores uploads) and prints the stored hands per second and the rows written per hand.
+stores uploads, ``audit-batch --store``) and prints the stored hands per second and the rows
+written per hand; with --ray too, again on Ray with 2 CPUs into the emptied database.
 
     python bench/batch.py [--hands 20000] [--unique 2000] [--cores 1,2] [--ray] [--memory]
                           [--database URL]
@@ -162,8 +163,9 @@ def run(corpus: Path, out: Path, backend: Backend, memory: bool) -> tuple[Summar
     return summary, peak, fingerprint(out), cpu
 
 
-def store(corpus: Path, url: str, ledger: Path) -> None:
-    """Audit the corpus on 2 cores into an emptied database; print hands/s and rows per hand."""
+def store(corpus: Path, url: str, ledger: Path, backend: Backend) -> None:
+    """Audit the corpus on ``backend`` into an emptied database; print hands/s, the CPU per hand
+    (this process, the pool's workers or Ray's) and rows per hand."""
     from sqlalchemy import MetaData, func, select
 
     from chaodipi.service.db import make_engine
@@ -174,9 +176,11 @@ def store(corpus: Path, url: str, ledger: Path) -> None:
         reflected = MetaData()
         reflected.reflect(connection)
         reflected.drop_all(connection)
-    backend = LocalBackend(2)
+    ledger.unlink(missing_ok=True)
+    cpu = _cpu_seconds()
     try:
         summary = run_batch([str(corpus)], DatabaseSink(url, ledger=ledger), backend)
+        cpu = _cpu_seconds() - cpu
     finally:
         backend.close()
     with engine.connect() as connection:
@@ -186,10 +190,12 @@ def store(corpus: Path, url: str, ledger: Path) -> None:
         }
     engine.dispose()
     per_hand = ", ".join(f"{n / summary.new_hands:.2f} {name}" for name, n in rows.items())
+    where = f"{backend.name}, {backend.workers} CPUs"
     print(
-        f"database, 2 cores:   {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
-        f"= {summary.hands_per_second:7,.0f} hands/s into {engine.url.get_backend_name()} "
-        f"({per_hand} rows per hand)"
+        f"database ({where}): {summary.new_hands:,} hands in {summary.elapsed:6.1f} s "
+        f"= {summary.hands_per_second:7,.0f} hands/s into {engine.url.get_backend_name()}, "
+        f"CPU {cpu / summary.new_hands * 1e3:.2f} ms/hand (this process + workers; the database "
+        f"server's not counted) ({per_hand} rows per hand)"
     )
 
 
@@ -248,7 +254,11 @@ def main() -> None:
                 f"{2 * summary.new_hands / cpu:,.0f} hands/s"
             )
         if args.database:
-            store(corpus, args.database, scratch / "ledger.jsonl")
+            store(corpus, args.database, scratch / "ledger.jsonl", LocalBackend(2))
+            if args.ray:
+                from chaodipi.batch.ray_backend import RayBackend
+
+                store(corpus, args.database, scratch / "ledger.jsonl", RayBackend(num_cpus=2))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if "local 1" in results and "local 2" in results:

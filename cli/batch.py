@@ -15,6 +15,8 @@ from chaodipi.cli.console import Command, error, stderr, stdout, user
 from chaodipi.service.home import DEFAULT_TENANT
 
 if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
+
     from chaodipi.batch.run import Backend, Control, Sink
     from chaodipi.batch.summary import Summary
 
@@ -40,12 +42,14 @@ def _backend(name: str, workers: int | None, address: str | None) -> Backend:
         raise typer.Exit(1) from None
 
 
-def _sink(out: str, resume: bool, tenant: str, ledger: Path | None) -> Sink:
-    from chaodipi.batch.sinks import DatabaseSink, JsonFolderSink, is_database_url
+def _sink(out: str, resume: bool, tenant: str, ledger: Path | None, reports: str) -> Sink:
+    from chaodipi.batch.sinks import DatabaseSink, FramedSink, JsonFolderSink, is_database_url
 
     if is_database_url(out):
         return DatabaseSink(out, tenant=tenant, ledger=ledger, resume=resume)
-    return JsonFolderSink(Path(out), resume=resume)
+    if reports == "json":
+        return JsonFolderSink(Path(out), resume=resume)
+    return FramedSink(Path(out), resume=resume)
 
 
 def audit_batch_command(
@@ -58,16 +62,36 @@ def audit_batch_command(
         ),
     ],
     out: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--out",
             "-o",
             metavar="DEST",
-            help="A folder of JSON reports, or a database URL (stored as the "
-            "service stores uploads).",
+            help="A folder for the reports (see --reports) and the ledger, or a database URL "
+            "(as --store).",
             show_default=False,
         ),
-    ],
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            metavar="DATABASE_URL",
+            help="Store the audited games in the service's database, as uploads are stored "
+            "(a record stored before is not stored again).",
+            show_default=False,
+        ),
+    ] = None,
+    reports: Annotated[
+        str,
+        typer.Option(
+            "--reports",
+            metavar="FORM",
+            help="framed: every report in one length-delimited stream, FOLDER/reports.pb "
+            "(AuditRecordResponse frames, in the ledger's order); json: a JSON file per record "
+            "under FOLDER/reports/.",
+        ),
+    ] = "framed",
     backend: Annotated[
         str, typer.Option("--backend", metavar="NAME", help="local (a process pool) or ray.")
     ] = "local",
@@ -129,6 +153,17 @@ def audit_batch_command(
     from chaodipi.batch.sinks import is_database_url
     from chaodipi.batch.sources import missing
 
+    if (out is None) == (store is None):
+        error("give one destination: --out FOLDER or --store DATABASE_URL")
+        raise typer.Exit(2)
+    if store is not None and not is_database_url(store):
+        error(f"--store {user(store)}: expected a database URL (sqlite:///…, postgresql://…)")
+        raise typer.Exit(2)
+    dest = store if store is not None else out
+    assert dest is not None
+    if reports not in ("framed", "json"):
+        error(f"--reports {user(reports)}: expected framed or json")
+        raise typer.Exit(2)
     if backend not in ("local", "ray"):
         error(f"--backend {user(backend)}: expected local or ray")
         raise typer.Exit(2)
@@ -139,7 +174,7 @@ def audit_batch_command(
     if absent:
         error(f"no such file or folder: {user(', '.join(absent))}")
         raise typer.Exit(2)
-    sink = _sink(out, resume, tenant, ledger)
+    sink = _sink(dest, resume, tenant, ledger, reports)
     engine = _backend(backend, workers, ray_address)
     control = Control()
     summary = _run(
@@ -148,7 +183,7 @@ def audit_batch_command(
         engine,
         control,
         chunk_size=chunk_size or DEFAULT_CHUNK,
-        exclude=[] if is_database_url(out) else [Path(out)],
+        exclude=[] if is_database_url(dest) else [Path(dest)],
     )
     summary.render(stdout())
     if json_out is not None:
@@ -162,13 +197,47 @@ def audit_batch_command(
         raise typer.Exit(INTERRUPTED)
 
 
+def _columns(total: int | None) -> tuple[ProgressColumn, ...]:
+    """A bar with the total and the time left when the number of records is known beforehand;
+    otherwise a count and a rate."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    rate = TextColumn("{task.fields[rate]:,.0f} records/s")
+    findings = TextColumn("{task.fields[findings]:,} findings")
+    if total is None:
+        return (
+            SpinnerColumn(),
+            TextColumn("{task.completed:,.0f} records"),
+            rate,
+            findings,
+            TimeElapsedColumn(),
+        )
+    return (
+        BarColumn(),
+        MofNCompleteColumn(),
+        rate,
+        findings,
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+
+
 def _run(
     sources: list[str], sink: Sink, engine: Backend, control: Control, **options: Any
 ) -> Summary:
     """``run_batch`` under a progress bar, with Ctrl-C turned into a clean stop."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress
 
     from chaodipi.batch.run import run_batch
+    from chaodipi.batch.sources import count_units, expand
 
     def on_sigint(_signum: int, _frame: FrameType | None) -> None:
         if control.stopped:
@@ -176,23 +245,20 @@ def _run(
         control.stop()
         stderr().print("[yellow]stopping[/] after the work in flight (Ctrl-C again to abort)")
 
-    columns = (
-        SpinnerColumn(),
-        TextColumn("{task.completed:,.0f} hands"),
-        TextColumn("{task.fields[rate]:,.0f} hands/s"),
-        TextColumn("{task.fields[findings]:,} findings"),
-        TimeElapsedColumn(),
-    )
+    total = count_units(expand(sources, exclude=options.get("exclude", ())))
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        with Progress(*columns, console=stderr(), transient=True) as progress:
-            task = progress.add_task("audit", rate=0.0, findings=0)
+        with Progress(*_columns(total), console=stderr(), transient=True) as progress:
+            task = progress.add_task("audit", total=total, rate=0.0, findings=0)
 
             def on_chunk(summary: Summary) -> None:
+                # Records done by an earlier run (--resume) are not this run's work.
+                resumed = summary.records - summary.new_records
                 progress.update(
                     task,
-                    completed=summary.new_hands,
-                    rate=summary.hands_per_second,
+                    total=None if total is None else total - resumed,
+                    completed=summary.new_records,
+                    rate=summary.new_records / summary.elapsed if summary.elapsed else 0.0,
                     findings=summary.findings,
                 )
 

@@ -163,17 +163,40 @@ def serve_command(
             help="With API keys and no TLS, listen beyond localhost anyway (keys in the clear).",
         ),
     ] = False,
+    require_keys: Annotated[
+        bool,
+        typer.Option(
+            "--require-keys",
+            metavar="",
+            help="Require API keys even while none exists (replicas started before the first "
+            "key; default: required once any key exists).",
+        ),
+    ] = False,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            "--metrics-port",
+            metavar="PORT",
+            help="Serve Prometheus metrics on http://ADDRESS:PORT/metrics (0: any free port).",
+        ),
+    ] = None,
+    log_json: Annotated[
+        bool,
+        typer.Option(
+            "--log-json",
+            metavar="",
+            help="Log JSON lines, one per call too, each with its request id and tenant.",
+        ),
+    ] = False,
 ) -> None:
     """Run the gRPC audit service until SIGTERM or SIGINT."""
     import asyncio
-    import logging
 
     from chaodipi.service.db import data_dir
+    from chaodipi.service.logs import configure_logging
     from chaodipi.service.server import ConfigError, ServerConfig, serve
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(log_json)
     config = ServerConfig(
         port=port,
         host=host,
@@ -186,6 +209,8 @@ def serve_command(
         tls_key=tls_key,
         tls_client_ca=tls_client_ca,
         insecure=insecure,
+        require_keys=True if require_keys else None,
+        metrics_port=metrics_port,
     )
     if workers is not None:
         config.audit_workers = workers

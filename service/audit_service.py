@@ -83,6 +83,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             # One batch per audit worker, and one more queued behind them.
             in_flight=max(config.audit_workers, 1) + 1,
             max_records=config.max_records_per_upload,
+            metrics=state.metrics,
         )
 
     def _model(self) -> ReadModel:

@@ -9,11 +9,15 @@ from concurrent.futures import Executor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
 from chaodipi.service.budget import Calls
 from chaodipi.service.db import SessionFactory
+
+if TYPE_CHECKING:  # metrics reads this module's TENANT for its log lines
+    from chaodipi.service.metrics import Metrics
 
 
 @dataclass(slots=True)
@@ -45,6 +49,9 @@ class ServerConfig:
     # Listen beyond localhost in plaintext although keys are required (keys then cross the
     # network in the clear): only when this says so.
     insecure: bool = False
+    # Serve Prometheus metrics over HTTP on this port, on the gRPC address (0: any free port;
+    # None: no endpoint; the counters are kept either way).
+    metrics_port: int | None = None
 
 
 @dataclass(slots=True)
@@ -59,6 +66,7 @@ class State:
     default_tenant: int
     require_keys: bool
     calls: Calls
+    metrics: Metrics
 
 
 @dataclass(slots=True)

@@ -1,4 +1,10 @@
-"""Applying the Alembic migrations (on server start, and from tests)."""
+"""Applying the Alembic migrations (on server start, and from tests).
+
+Replicas of the server may start at the same moment on one PostgreSQL database: each takes a
+transaction-scoped advisory lock before migrating, so one applies the migrations while the
+others wait, then find the schema at head and do nothing. SQLite has one writer per file, and
+the embedded setup one server.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,13 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, text
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 """The Alembic scripts: shipped inside the package, so an installed wheel can migrate too."""
+
+MIGRATION_LOCK = 0x63647069_6D696772  # "cdpimigr": the advisory lock key migrations hold
+"""The PostgreSQL advisory lock (a bigint key) held while migrating."""
 
 
 def alembic_config(engine: Engine | None = None) -> Config:
@@ -23,9 +32,16 @@ def alembic_config(engine: Engine | None = None) -> Config:
     return config
 
 
+def lock_migrations(connection: Connection) -> None:
+    """On PostgreSQL, wait for the migration lock; it is released when the transaction ends."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+
+
 def upgrade(engine: Engine) -> None:
-    """Bring the database to the latest schema."""
+    """Bring the database to the latest schema (safe when several servers start at once)."""
     with engine.begin() as connection:
+        lock_migrations(connection)
         config = alembic_config(engine)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

@@ -46,6 +46,7 @@ from chaodipi.service.errors import InvalidRequest, LimitExceeded, abort_for
 from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.ingest import audit_serialized, start_worker
 from chaodipi.service.keys import has_active_keys, tenant_for_key
+from chaodipi.service.metrics import Metrics, measured
 from chaodipi.service.migrate import upgrade
 from chaodipi.service.referee import RefereeServicer
 from chaodipi.service.store import ensure_tenant
@@ -211,10 +212,12 @@ def _denied(
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Checks ``authorization: Bearer <key>`` on the calls of ``SERVICES`` and sets the tenant.
+    """Checks ``authorization: Bearer <key>`` on the calls of ``SERVICES`` and sets the tenant;
+    counts and times those calls (``service.metrics``), those it turns away too.
 
     Health and reflection stay open. Without required keys, a call without a key acts for the
-    default tenant (the server then listens on 127.0.0.1 only).
+    default tenant (the server then listens on 127.0.0.1 only). The key is looked up on every
+    call, so a key created or revoked on one replica holds on all of them at once.
     """
 
     def __init__(self, state: State) -> None:
@@ -231,6 +234,16 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         if handler is None or method not in _REQUEST_TYPES:
             return handler
+        checked = await self._checked(handler, handler_call_details)
+        return measured(checked, handler_call_details, self.state.metrics)
+
+    async def _checked(
+        self,
+        handler: grpc.RpcMethodHandler[Req, Resp],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Req, Resp]:
+        """The handler bound to the key's tenant, or one that turns the caller away."""
+        method = handler_call_details.method
         metadata = dict(handler_call_details.invocation_metadata or ())
         header = metadata.get("authorization", "")
         if isinstance(header, bytes):
@@ -260,6 +273,7 @@ class RunningServer:
     state: State
     host: str
     port: int
+    metrics_port: int | None = None  # where ``/metrics`` is served (None: not served)
 
     async def idle(self) -> None:
         """Return once no call is auditing or storing anything (e.g. after a cancelled upload:
@@ -278,6 +292,7 @@ class RunningServer:
         self.state.audit_executor.shutdown(wait=False, cancel_futures=True)
         self.state.store_executor.shutdown(wait=False, cancel_futures=True)
         self.state.engine.dispose()
+        self.state.metrics.stop()
         log.info("stopped")
 
 
@@ -401,6 +416,7 @@ async def start(config: ServerConfig) -> RunningServer:
         default_tenant,
         require,
         Calls(board),
+        Metrics(),
     )
     server = grpc.aio.server(
         interceptors=[AuthInterceptor(state)],
@@ -423,14 +439,25 @@ async def start(config: ServerConfig) -> RunningServer:
         ],
         server,
     )
+    metrics_port = None
     try:
         port = _bind(server, host, config.port, credentials)
+        if config.metrics_port is not None:
+            try:
+                metrics_port = state.metrics.serve(host, config.metrics_port)
+            except OSError as exc:
+                raise PortInUse(
+                    f"cannot serve metrics on {host}:{config.metrics_port}: {exc.strerror}; "
+                    "choose another --metrics-port"
+                ) from None
     except PortInUse:
         audit_executor.shutdown(cancel_futures=True)
         store_executor.shutdown(cancel_futures=True)
         engine.dispose()
         raise
     await server.start()
+    if metrics_port is not None:
+        log.info("metrics on http://%s:%d/metrics", host, metrics_port)
     for name in ("", *(entry.service.full_name for entry in SERVICES)):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if require:
@@ -449,7 +476,7 @@ async def start(config: ServerConfig) -> RunningServer:
         engine.url.render_as_string(hide_password=True),
         config.audit_workers,
     )
-    return RunningServer(server, health_servicer, state, host, port)
+    return RunningServer(server, health_servicer, state, host, port, metrics_port)
 
 
 async def serve(config: ServerConfig) -> None:

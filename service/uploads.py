@@ -30,6 +30,7 @@ from chaodipi.service.ingest import (
     parse_report,
     unreadable_request,
 )
+from chaodipi.service.metrics import Metrics, cpu_timed
 from chaodipi.service.store import store_batch
 from chaodipi.v1 import service_pb2
 
@@ -47,23 +48,35 @@ class UploadSettings:
     batch_size: int
     in_flight: int  # batches audited ahead of the one being stored
     max_records: int
+    metrics: Metrics
 
 
 @dataclass(slots=True)
 class _Batch:
     start: int
     requests: list[Request]
-    audit: Awaitable[Sequence[Report | bytes | None]]
+    audit: Awaitable[tuple[Sequence[Report | bytes | None], float]]  # reports, CPU seconds
 
 
 def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[Request]) -> _Batch:
+    audit: asyncio.Future[tuple[Sequence[Report | bytes | None], float]]
     if isinstance(settings.audit_executor, ProcessPoolExecutor):
         data = [r.SerializeToString() for r in requests]
-        audit: Awaitable[Sequence[Report | bytes | None]] = budget.submit(
-            settings.audit_executor, audit_serialized, data, budget.slot, budget.deadline
+        audit = budget.submit(
+            settings.audit_executor,
+            cpu_timed,
+            audit_serialized,
+            data,
+            budget.slot,
+            budget.deadline,
         )
     else:
-        audit = budget.submit(settings.audit_executor, audit_requests, requests, budget.spent)
+        audit = budget.submit(
+            settings.audit_executor, cpu_timed, audit_requests, requests, budget.spent
+        )
+    queue = settings.metrics.audit_queue
+    queue.inc(len(requests))
+    audit.add_done_callback(lambda _: queue.dec(len(requests)))
     return _Batch(start, requests, audit)
 
 
@@ -114,13 +127,14 @@ async def upload(
     reader = asyncio.create_task(read())
     try:
         while (batch := await queue.get()) is not None:
-            out = await asyncio.shield(batch.audit)
+            out, cpu = await asyncio.shield(batch.audit)
+            settings.metrics.audit_cpu.inc(cpu)
             if budget.spent() or len(out) < len(batch.requests):
                 raise BudgetSpent()
+            reports = _reports(batch, out)
+            settings.metrics.audited.inc(sum(r is not None for r in reports))
             items: list[Audited] = []
-            for i, (request, report) in enumerate(
-                zip(batch.requests, _reports(batch, out), strict=True)
-            ):
+            for i, (request, report) in enumerate(zip(batch.requests, reports, strict=True)):
                 why = unreadable(batch.start + i)
                 if why is not None:
                     items.append(unreadable_request(batch.start + i, why))
@@ -131,7 +145,9 @@ async def upload(
                 settings.store_executor, store_batch, settings.sessions, tenant, items
             )
             del items
-            for summary in await asyncio.shield(stored):
+            summaries = await asyncio.shield(stored)
+            settings.metrics.count_summaries(summaries)
+            for summary in summaries:
                 yield summary
         await reader
         if failure:

@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 
 import chaodipi.service.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from chaodipi.service.db import make_engine
+from chaodipi.service.migrate import lock_migrations
 
 config = context.config
 target_metadata = SQLModel.metadata
@@ -36,7 +37,8 @@ def run_migrations_online() -> None:
         _run(connection)
         return
     engine = make_engine(config.get_main_option("sqlalchemy.url") or None)
-    with engine.connect() as conn:
+    with engine.begin() as conn:
+        lock_migrations(conn)  # one migrator at a time, as on server start
         _run(conn)
     engine.dispose()
 

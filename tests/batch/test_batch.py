@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from google.protobuf import json_format
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -17,15 +18,17 @@ from chaodipi.auditor import audit_game
 from chaodipi.batch import (
     Control,
     DatabaseSink,
+    FramedSink,
     JsonFolderSink,
     LocalBackend,
     Row,
     Summary,
+    framed_reports,
     run_batch,
 )
 from chaodipi.batch.run import Result, audit_chunk
-from chaodipi.batch.sinks import LEDGER, REPORTS, report_path
-from chaodipi.batch.sources import expand, units
+from chaodipi.batch.sinks import FRAMED, LEDGER, REPORTS, report_path
+from chaodipi.batch.sources import count_units, expand, units
 from chaodipi.cli.batch import register
 from chaodipi.service.db import make_engine
 from chaodipi.service.models import Game
@@ -54,6 +57,24 @@ def test_units_are_stable_and_cover_every_file(corpus: Path) -> None:
     assert sorted(first) == sorted(again)  # a file named twice is read once
     assert len(first) == RECORDS
     assert all(unit.startswith(str(corpus.resolve())) for unit, _ in first)
+
+
+def test_units_are_counted_beforehand_only_in_streams(corpus: Path) -> None:
+    streams = [str(corpus / "day1.pb"), str(corpus / "later" / "day2.pb")]
+    assert count_units(expand(streams)) == len(list(units(expand(streams)))) == 12
+    assert count_units(expand([str(corpus)])) is None  # JSON and text: known once read
+
+
+def test_progress_shows_the_time_left_only_with_a_total() -> None:
+    from rich.progress import MofNCompleteColumn, TimeRemainingColumn
+
+    from chaodipi.cli.batch import _columns
+
+    def kinds(total: int | None) -> set[type]:
+        return {type(column) for column in _columns(total)}
+
+    assert {MofNCompleteColumn, TimeRemainingColumn} <= kinds(12)
+    assert not {MofNCompleteColumn, TimeRemainingColumn} & kinds(None)
 
 
 def test_local_to_folder(corpus: Path, tmp_path: Path) -> None:
@@ -114,6 +135,54 @@ def test_stop_leaves_a_consistent_ledger_and_resume_finishes(corpus: Path, tmp_p
     rest = _run(corpus, out, chunk_size=2, resume=True)
     assert rest.new_records == RECORDS - len(done) and not rest.interrupted
     assert _ledger(out) == _ledger_of_full_run(corpus, tmp_path / "full")
+
+
+def _framed(corpus: Path, out: Path, **options: object) -> Summary:
+    backend = LocalBackend(2)
+    try:
+        sink = FramedSink(out, resume=bool(options.pop("resume", False)))
+        return run_batch([str(corpus)], sink, backend, **options)  # type: ignore[arg-type]
+    finally:
+        backend.close()
+
+
+def test_framed_reports_are_the_json_reports(corpus: Path, tmp_path: Path) -> None:
+    _framed(corpus, tmp_path / "framed", chunk_size=3)
+    _run(corpus, tmp_path / "json", chunk_size=5)
+    pairs = list(framed_reports(tmp_path / "framed"))
+    assert sorted((row for row, _ in pairs), key=lambda r: r.unit) == _ledger(tmp_path / "json")
+    kinds = set()
+    for row, framed in pairs:
+        if row.status == "unreadable":
+            assert framed is None
+            continue
+        assert framed is not None
+        kind = framed.WhichOneof("result")
+        kinds.add(kind)
+        report = framed.report if kind == "report" else framed.match_report
+        saved = tmp_path / "json" / REPORTS / report_path(row.unit, row.record_id)
+        assert json_format.Parse(saved.read_text(encoding="utf-8"), type(report)()) == report
+    assert kinds == {"report", "match_report"}
+
+
+def test_framed_resume_cuts_back_reports_the_ledger_lacks(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    control = Control()
+    partial = _framed(corpus, out, chunk_size=2, control=control, on_chunk=lambda _: control.stop())
+    assert partial.interrupted and partial.records < RECORDS
+    with (out / FRAMED).open("ab") as stream:
+        stream.write(b"\x0a\x05")  # a chunk's frames written, its ledger lines not (killed)
+        stream.write((out / FRAMED).read_bytes()[:40])
+    rest = _framed(corpus, out, chunk_size=2, resume=True)
+    assert rest.new_records == RECORDS - partial.records
+    pairs = list(framed_reports(out))
+    assert len(pairs) == RECORDS
+    assert sum(report is not None for _, report in pairs) == RECORDS - 1  # not the broken file
+    whole = tmp_path / "whole"
+    _framed(corpus, whole)
+    by_unit = {row.unit: report for row, report in framed_reports(whole)}
+    assert all(by_unit[row.unit] == report for row, report in pairs)
+    assert (out / FRAMED).stat().st_size == (whole / FRAMED).stat().st_size
 
 
 def _ledger_of_full_run(corpus: Path, out: Path) -> list[Row]:

@@ -19,10 +19,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+import pytest
 from sqlalchemy import Engine
 
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
@@ -31,6 +33,39 @@ from chaodipi.service.server import RunningServer, ServerConfig, start
 
 PG_URL = os.environ.get("CHAODIPI_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 MAX_MESSAGE = 256 * 1024
+
+
+def _postgres_available() -> str | None:
+    try:
+        with psycopg.connect(PG_URL.replace("+psycopg", ""), connect_timeout=3):
+            return None
+    except psycopg.OperationalError as exc:
+        return str(exc)
+
+
+@contextlib.contextmanager
+def new_database(
+    kind: str, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> Iterator[str]:
+    """A fresh empty database: a SQLite file, or a PostgreSQL schema dropped afterwards (the
+    test skips when PostgreSQL is absent, and fails in CI)."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
+        return
+    problem = _postgres_available()
+    if problem is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is required in CI: {problem}")
+        pytest.skip(f"PostgreSQL not available: {problem}")
+    schema = f"cdp_test_{worker_id}_{os.getpid()}_{secrets.token_hex(3)}"
+    plain = PG_URL.replace("+psycopg", "")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 class ServerThread:
@@ -131,9 +166,11 @@ def wait_exited(pids: list[int], timeout: float) -> list[int]:
 
 class ServerProcess:
     """``python -m chaodipi.cli serve`` as a process group of its own (the server and its audit
-    workers), keyless on 127.0.0.1, logging to ``log``."""
+    workers) on 127.0.0.1, keyless unless ``options`` say otherwise, logging to ``log``."""
 
-    def __init__(self, database_url: str, home: Path, *, audit_workers: int = 2) -> None:
+    def __init__(
+        self, database_url: str, home: Path, *, audit_workers: int = 2, options: Sequence[str] = ()
+    ) -> None:
         self.log = home / f"server-{secrets.token_hex(3)}.log"
         env = {k: v for k, v in os.environ.items() if k != "CHAODIPI_DATABASE_URL"}
         env.update(CHAODIPI_HOME=str(home))
@@ -151,6 +188,7 @@ class ServerProcess:
                 str(audit_workers),
                 "--grace",
                 "5",
+                *options,
             ],
             env=env,
             cwd=home,
