@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -33,3 +37,33 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     importers.write([match], folder / "later" / "match.txt", "text")
     (folder / "broken.json").write_text('{"record_id": ', encoding="utf-8")
     return folder
+
+
+# Ray waits a fixed 30 s for its raylet to register (ray/_private/node.py); on a loaded CI machine
+# that start can take longer, so a start that timed out is tried again rather than failing a test
+# that is not about start-up time.
+RAY_START_ATTEMPTS = 4
+
+
+@pytest.fixture(scope="session")
+def ray_local() -> Iterator[ModuleType]:
+    """One local Ray instance of 2 CPUs, on loopback, shared by the batch tests of a process."""
+    if os.environ.get("CI"):
+        import ray  # CI installs the ray extra: its absence is a failure there
+    else:
+        ray = pytest.importorskip("ray")
+    for attempt in range(1, RAY_START_ATTEMPTS + 1):
+        try:
+            ray.init(
+                num_cpus=2,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                _node_ip_address="127.0.0.1",  # stay on loopback
+            )
+            break
+        except Exception as error:
+            ray.shutdown()
+            if "timed out during startup" not in str(error) or attempt == RAY_START_ATTEMPTS:
+                raise
+    yield ray
+    ray.shutdown()

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import logging
-import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import typer
@@ -303,26 +302,15 @@ def _all_results(corpus: Path) -> list[Result]:
 
 
 @pytest.mark.slow
-def test_ray_backend_gives_identical_results(corpus: Path, tmp_path: Path) -> None:
-    if os.environ.get("CI"):
-        import ray  # CI installs the ray extra: its absence is a failure there
-    else:
-        ray = pytest.importorskip("ray")
+def test_ray_backend_gives_identical_results(
+    corpus: Path, tmp_path: Path, ray_local: ModuleType
+) -> None:
     from chaodipi.batch.ray_backend import RayBackend
 
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        logging_level=logging.WARNING,
-        _node_ip_address="127.0.0.1",  # stay on loopback
-    )
-    try:
-        backend = RayBackend()
-        assert backend.workers == 2
-        summary = run_batch([str(corpus)], JsonFolderSink(tmp_path / "ray"), backend, chunk_size=3)
-        backend.close()
-    finally:
-        ray.shutdown()
+    backend = RayBackend()
+    assert backend.workers == 2
+    summary = run_batch([str(corpus)], JsonFolderSink(tmp_path / "ray"), backend, chunk_size=3)
+    backend.close()
     _run(corpus, tmp_path / "local", chunk_size=5)
     assert summary.records == RECORDS
     assert _ledger(tmp_path / "ray") == _ledger(tmp_path / "local")

@@ -4,8 +4,6 @@ stored games are those the process pool stores."""
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -26,21 +24,10 @@ pytestmark = pytest.mark.slow
 GAMES = 16 + 3  # the corpus's hands and its match's three hands
 
 
-@pytest.fixture(scope="module")
-def ray() -> Iterator[ModuleType]:
-    """A local Ray instance of 2 CPUs for the module (its start is the slow part)."""
-    if os.environ.get("CI"):
-        import ray  # CI installs the ray extra: its absence is a failure there
-    else:
-        ray = pytest.importorskip("ray")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        logging_level=logging.WARNING,
-        _node_ip_address="127.0.0.1",  # stay on loopback
-    )
-    yield ray
-    ray.shutdown()
+@pytest.fixture
+def ray(ray_local: ModuleType) -> ModuleType:
+    """The shared local Ray instance (tests/batch/conftest.py)."""
+    return ray_local
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
