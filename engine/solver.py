@@ -252,36 +252,36 @@ def equivalent_cards(
     else in play (the other hands and ``trick``, the cards on the table), of equal points,
     with no other card in play ordered between them or level with one of them. Swapping
     two of them changes no comparison with a card in play, no unit (none is a pair), no
-    throw check and no score: the plays differ only in names. One scan of the suit orders.
+    throw check and no score: the plays differ only in names. One scan of the deck and of
+    the suits the seat holds such cards in.
     """
-    ctx = table.context
-    total = bytearray(KINDS)
-    for counts in hands:
-        for k, c in enumerate(counts):
-            if c:
-                total[k] += c
+    total = [sum(column) for column in zip(*hands, strict=True)]
     for cards in trick:
         for k in cards:
             total[k] += 1
-    own = hands[seat]
+    return _classes(table, total, hands[seat])
+
+
+def _classes(table: Table, total: Sequence[int], own: Counts) -> dict[int, tuple[int, ...]]:
+    """``equivalent_cards`` from the cards in play per kind (``total``) and the seat's own."""
+    ctx = table.context
+    alone = [k for k in range(KINDS) if own[k] == 1 and total[k] == 1]
     classes: dict[int, tuple[int, ...]] = {}
-    for steps in ctx.steps:
+    if len(alone) < 2:
+        return classes
+    for suit in sorted({ctx.suit[k] for k in alone}):
         run: list[int] = []
-        for step in steps:
+        for step in ctx.steps[suit]:
             in_play = [k for k in step if total[k]]
             if not in_play:
                 continue
             members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-            joins = (
-                len(members) == len(in_play)
-                and (not run or POINTS[run[0]] == POINTS[members[0]])
-                and all(POINTS[k] == POINTS[members[0]] for k in members)
-            )
-            if not joins:
-                _close(run, classes)
-                run = members if len(members) == len(in_play) and _one_points(members) else []
+            whole = len(members) == len(in_play) and _one_points(members)
+            if whole and (not run or POINTS[run[0]] == POINTS[members[0]]):
+                run.extend(members)
                 continue
-            run.extend(members)
+            _close(run, classes)
+            run = members if whole else []
         _close(run, classes)
     return classes
 
@@ -312,14 +312,22 @@ def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> t
     return tuple(sorted(kept))
 
 
+Classes = tuple[dict[int, tuple[int, ...]], ...]
+"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick."""
+
+LOW, HIGH = -(1 << 30), 1 << 30
+
+
 @dataclass(slots=True)
 class Solver:
     """Alpha-beta over one hand's end, with its transposition table and node count.
 
     ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
     and the last trick's own bonus); ``nodes`` counts the positions visited, all calls
-    together, and past ``budget`` a call raises ``BudgetExceeded``. The table keeps, per
-    trick start, the bounds proved on its value, and is shared by every call.
+    together, and past ``budget`` a call raises ``BudgetExceeded``. ``table`` keeps, per
+    trick start (the four count vectors and the leader), the bounds proved on its value,
+    and is shared by every call. Plays are tried likely-best first (big and high leads; a
+    follow that wins the trick for its side, with points, before one that loses it, without).
     Worst case: the game tree, the product over plays of the options searched (see
     ``lead_options`` and ``legal_follows``); the budget is the bound that holds.
     """
@@ -328,26 +336,76 @@ class Solver:
     budget: int
     nodes: int = 0
     table: dict[bytes, tuple[int, int]] = field(default_factory=dict)
+    _starts: dict[bytes, tuple[Classes, list[Play]]] = field(default_factory=dict)
+    _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
+        default_factory=dict
+    )
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
 
     def plays(self, position: Position) -> list[Play]:
         """The plays searched for the seat to play, one per class of equivalent plays."""
-        table = self.game.table
         seat = position.seat
-        classes = equivalent_cards(table, position.hands, seat, position.plays)
-        found: dict[tuple[int, ...], Play] = {}
+        classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
         if not position.plays:
-            for lead in lead_options(table, position.hands, seat):
-                key = _canonical(lead.cards, classes)
-                if key not in found:
-                    units = lead.units if key == tuple(sorted(lead.cards)) else None
-                    found[key] = Play(seat, key, units or lead_units(table.context, key))
-        else:
-            size = len(position.plays[0])
-            for cards in legal_follows(table, position.hands[seat], position.lead, size):
-                key = _canonical(cards, classes)
-                found.setdefault(key, Play(seat, key))
-        return list(found.values())
+            return self._leads(position.hands, seat, classes)
+        return self._follow_plays(
+            position.hands, position.leader, position.plays, position.lead, classes
+        )
+
+    def _leads(
+        self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
+    ) -> list[Play]:
+        table = self.game.table
+        strength = table.context.strength
+        found: dict[tuple[int, ...], Play] = {}
+        for lead in lead_options(table, hands, seat):
+            key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
+            if key not in found:
+                units = lead.units if key == tuple(sorted(lead.cards)) else ()
+                found[key] = Play(seat, key, units or lead_units(table.context, key))
+        # Big leads first, then high ones: the likely winners.
+        return sorted(found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top]))
+
+    def _follow_plays(
+        self,
+        hands: Sequence[Counts],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: dict[int, tuple[int, ...]],
+    ) -> list[Play]:
+        seat = (leader + len(plays)) % 4
+        key = (hands[seat], lead)
+        follows = self._follows.get(key)
+        if follows is None:
+            follows = legal_follows(self.game.table, hands[seat], lead, len(plays[0]))
+            self._follows[key] = follows
+        if classes:
+            follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+        if len(follows) > 1:
+            follows = self._order(leader, plays, lead, seat, follows)
+        return [Play(seat, cards) for cards in follows]
+
+    def _order(
+        self,
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        seat: int,
+        follows: list[tuple[int, ...]],
+    ) -> list[tuple[int, ...]]:
+        """Follows that take the trick for the seat's side first, with points; then the rest."""
+        ctx = self.game.table.context
+        strength = ctx.strength
+        keyed = []
+        for cards in follows:
+            won = (leader + trick_winner(ctx, lead, (*plays[1:], cards))) % 4
+            points = sum(POINTS[k] for k in cards)
+            high = sum(strength[k] for k in cards)
+            ours = won % 2 == seat % 2
+            keyed.append(((0, -points, high) if ours else (1, points, high), cards))
+        keyed.sort()
+        return [cards for _, cards in keyed]
 
     def trick_points(self, position: Position, won: int) -> int:
         """What the defenders take from a complete trick ``won`` by a seat: its points, and
@@ -356,14 +414,19 @@ class Solver:
         The last trick won by a defender adds the kitty's points times the multiplier of
         its lead (R-KITTY) and the ruleset's bonus on the trick's own points.
         """
+        return self._taken(position.plays, position.lead, won, not any(position.hands[0]))
+
+    def _taken(
+        self, plays: Sequence[Sequence[int]], lead: tuple[Unit, ...], won: int, last: bool
+    ) -> int:
         if not self.game.defends(won):
             return 0
-        cards = [k for play in position.plays for k in play]
+        cards = [k for play in plays for k in play]
         points = sum(POINTS[k] for k in cards)
-        if any(position.hands[0]):
+        if not last:
             return points
         rules = self.game.table.ruleset
-        return points + self._kitty_bonus(position.lead) + last_trick_bonus(rules, cards)
+        return points + self._kitty_bonus(lead) + last_trick_bonus(rules, cards)
 
     def after(self, position: Position, play: Play) -> tuple[Position, int]:
         """The position after ``play`` and the defenders' points it settles (a trick's end)."""
@@ -384,21 +447,32 @@ class Solver:
 
     def value(self, position: Position) -> int:
         """The points the defenders add from ``position`` under perfect play by both sides."""
-        return self._search(position, -(1 << 30), 1 << 30)
+        hands = position.hands
+        if not position.plays:
+            return self._start(hands, position.leader, LOW, HIGH)
+        table = self.game.table
+        classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
+        lead = position.lead
+        return self._trick(hands, position.leader, position.plays, lead, classes, [], LOW, HIGH)
 
-    def _search(self, position: Position, alpha: int, beta: int) -> int:
-        if position.plays:
-            return self._within(position, alpha, beta)
-        if position.over:
+    def _start(self, hands: tuple[Counts, ...], leader: int, alpha: int, beta: int) -> int:
+        """The value of a trick about to be led, through the transposition table."""
+        if not any(hands[leader]):
             return 0
-        key = b"".join(position.hands) + bytes((position.leader,))
-        low, high = self.table.get(key, (-(1 << 30), 1 << 30))
+        key = b"".join(hands) + bytes((leader,))
+        low, high = self.table.get(key, (LOW, HIGH))
         if low >= beta or low == high:
             return low
         if high <= alpha:
             return high
         a, b = max(alpha, low), min(beta, high)
-        value = self._within(position, a, b)
+        start = self._starts.get(key)
+        if start is None:
+            table = self.game.table
+            total = [sum(column) for column in zip(*hands, strict=True)]
+            classes = tuple(_classes(table, total, hands[s]) for s in range(4))
+            start = self._starts[key] = (classes, self._leads(hands, leader, classes[leader]))
+        value = self._trick(hands, leader, (), (), start[0], start[1], a, b)
         if value <= a:
             high = value
         elif value >= b:
@@ -408,15 +482,41 @@ class Solver:
         self.table[key] = (low, high)
         return value
 
-    def _within(self, position: Position, alpha: int, beta: int) -> int:
+    def _trick(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: Classes,
+        leads: list[Play],
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The value of a trick under way (``plays`` so far), fail-soft alpha-beta."""
         self.nodes += 1
         if self.nodes > self.budget:
             raise BudgetExceeded(f"more than {self.budget} positions")
-        maximise = self.game.defends(position.seat)
-        best = -(1 << 30) if maximise else 1 << 30
-        for play in self.plays(position):
-            child, gained = self.after(position, play)
-            value = gained + self._search(child, alpha - gained, beta - gained)
+        n = len(plays)
+        seat = (leader + n) % 4
+        maximise = self.game.defends(seat)
+        best = LOW if maximise else HIGH
+        options = leads if n == 0 else self._follow_plays(hands, leader, plays, lead, classes[seat])
+        ctx = self.game.table.context
+        for play in options:
+            after = list(hands)
+            after[seat] = _without(hands[seat], play.cards)
+            now = (*plays, play.cards)
+            answered = play.units if n == 0 else lead
+            if n < 3:
+                value = self._trick(tuple(after), leader, now, answered, classes, [], alpha, beta)
+            else:
+                won = (leader + trick_winner(ctx, answered, now[1:])) % 4
+                last = not any(after[0])
+                gained = self._taken(now, answered, won, last)
+                value = gained
+                if not last:
+                    value += self._start(tuple(after), won, alpha - gained, beta - gained)
             if maximise:
                 if value > best:
                     best = value
