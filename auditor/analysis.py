@@ -24,15 +24,21 @@ from dataclasses import dataclass, field
 from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.reading import ReadTrick, read_game
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
-from chaodipi.engine import Table, Unit, parse_cards
+from chaodipi.engine import Ruleset, Table, Unit, parse_cards
 from chaodipi.engine.solver import BudgetExceeded, Endgame, Play, Position, Solver
 from chaodipi.v1 import audit_pb2, records_pb2
 
-WINDOW = 4
-"""Tricks analysed at a hand's end by default (bench/analysis.py measures what fits 1 s)."""
+WINDOWS = {2: 4, 3: 3}
+"""Tricks analysed at a hand's end by default, by decks: the largest window whose analysis
+takes at most 1 s of CPU at the 95th percentile (bench/analysis.py, docs/benchmarks.md)."""
 
-BUDGET = 200_000
-"""Positions one hand's analysis may visit before it stops, not analysed."""
+BUDGET = 60_000
+"""Positions one hand's analysis may visit before it stops, not analysed (a few CPU seconds)."""
+
+
+def default_window(ruleset: Ruleset) -> int:
+    """The window measured for the ruleset's number of decks (the smallest one beyond)."""
+    return WINDOWS.get(ruleset.decks, min(WINDOWS.values()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +108,13 @@ class HandAnalysis:
 
 
 def analyse_game(
-    record: records_pb2.GameRecord, *, window: int = WINDOW, budget: int = BUDGET
+    record: records_pb2.GameRecord, *, window: int | None = None, budget: int = BUDGET
 ) -> HandAnalysis:
-    """Analyse the last ``window`` tricks of a hand; never raises on a bad record."""
-    analysis = HandAnalysis(record.record_id, record.ruleset, window)
+    """Analyse the last ``window`` tricks of a hand (``default_window`` when None).
+
+    Never raises on a bad record: a hand that cannot be analysed says why.
+    """
+    analysis = HandAnalysis(record.record_id, record.ruleset, window or 0)
     read = read_game(record)
     if isinstance(read, list):
         analysis.reason = "the record cannot be replayed: " + "; ".join(v.description for v in read)
@@ -113,6 +122,7 @@ def analyse_game(
     if read.unsupported or read.incomplete:
         analysis.reason = read.unsupported or read.incomplete
         return analysis
+    window = analysis.window = window or default_window(read.ruleset)
     report = replay_hand(read, steps=True)
     tricks = read.tricks
     start = max(len(tricks) - window, 0)
@@ -167,8 +177,9 @@ def _annotate(
     first = analysis.first_trick
     position = Position.start(hands, leader=results[0].leader)
     points = analysis.points_before
-    analysis.perfect = points + solver.value(position)
-    kitty_before: list[bool] = []
+    future = solver.value(position)
+    analysis.perfect = points + future
+    positions: list[Position] = []
     for t, (trick, result) in enumerate(zip(tricks, results, strict=True)):
         for p, read_play in enumerate(trick.plays):
             seat = read_play.seat
@@ -179,10 +190,11 @@ def _annotate(
                 split = None if read_play.attempted else trick.declared_split
                 units = table.lead(cards, split).units
             penalty = result.penalty if p == 0 else 0
-            best_future = solver.value(position)
-            kitty_before.append(_kitty_on_line(solver, position))
+            best_future = future
+            positions.append(position)
             child, gained = solver.after(position, Play(seat, cards, units))
-            actual = gained + penalty + solver.value(child)
+            future = solver.value(child)
+            actual = gained + penalty + future
             defender = solver.game.defends(seat)
             lost = (best_future - actual) if defender else (actual - best_future)
             best: tuple[str, ...] = ()
@@ -209,7 +221,7 @@ def _annotate(
             position = child
     analysis.actual = points
     took = solver.game.defends(results[-1].winner)
-    analysis.kitty = _kitty_note(analysis, kitty_before, took)
+    analysis.kitty = _kitty_note(analysis, solver, positions, took)
 
 
 def _best_line(solver: Solver, position: Position, target: int) -> tuple[Play, list[Play]]:
@@ -231,16 +243,30 @@ def _kitty_on_line(solver: Solver, position: Position) -> bool:
     return winner >= 0 and solver.game.defends(winner)
 
 
-def _kitty_note(analysis: HandAnalysis, before: list[bool], took: bool) -> KittyNote | None:
+def _kitty_note(
+    analysis: HandAnalysis, solver: Solver, positions: list[Position], took: bool
+) -> KittyNote | None:
     """The last costly play after which perfect play reached the kitty outcome the hand had.
 
-    ``before[j]`` says whether perfect play from just before play ``j`` took the kitty.
-    A defender's play that turned it away is "missed", a dealer-side play that turned it
-    to the defenders "gave away"; a play that turned it the player's own way is no note.
+    Perfect play from just before a play takes the kitty or not (on the line ``Solver.line``
+    finds). A defender's play that turned it away is "missed", a dealer-side play that
+    turned it to the defenders "gave away"; a play that turned it the player's own way is
+    no note. Lines are walked only around the costly plays, latest first.
     """
-    after = [*before[1:], took]
-    for play, was, now in reversed(list(zip(analysis.plays, before, after, strict=True))):
-        if was != now and now == took and play.cost > 0 and play.defender != took:
+    known: dict[int, bool] = {len(positions): took}
+
+    def kitty_at(j: int) -> bool:
+        if j not in known:
+            known[j] = _kitty_on_line(solver, positions[j])
+        return known[j]
+
+    if kitty_at(0) == took:
+        return None
+    for j in range(len(positions) - 1, -1, -1):
+        play = analysis.plays[j]
+        if play.cost <= 0 or play.defender == took:
+            continue
+        if kitty_at(j + 1) == took and kitty_at(j) != took:
             kind = "missed" if play.defender else "gave_away"
             return KittyNote(kind, play.trick, play.play, play.seat, play.cards)
     return None

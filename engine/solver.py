@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import mul
 
 from chaodipi.engine.cards import KINDS, POINTS, Hand
 from chaodipi.engine.follow import check_follow
@@ -341,6 +342,23 @@ class Solver:
         default_factory=dict
     )
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
+    _factor: int = 1
+    _most: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._factor = self.game.table.ruleset.kitty.last_trick_factor
+
+    def _kitty_most(self, cards: int) -> int:
+        """The largest kitty bonus a last lead of at most ``cards`` cards can bring."""
+        most = self._most.get(cards)
+        if most is None:
+            rules = self.game.table.ruleset
+            # Every shape of that many cards or fewer, and a throw of two such units.
+            shapes = [Unit(w, tuple(range(n))) for w in (1, 2, 3) for n in range(1, cards // w + 1)]
+            leads = [(unit,) for unit in shapes] + [(unit, unit) for unit in shapes]
+            multiplier = max(kitty_multiplier(rules, lead) for lead in leads)
+            most = self._most[cards] = kitty_bonus(rules, self.game.kitty, multiplier)
+        return most
 
     def plays(self, position: Position) -> list[Play]:
         """The plays searched for the seat to play, one per class of equivalent plays."""
@@ -457,7 +475,18 @@ class Solver:
 
     def _start(self, hands: tuple[Counts, ...], leader: int, alpha: int, beta: int) -> int:
         """The value of a trick about to be led, through the transposition table."""
-        if not any(hands[leader]):
+        left = sum(hands[leader])
+        if not left:
+            return 0
+        if left == 1:
+            return self._last_single(hands, leader)
+        # Nothing to gain beyond the points still held, counted as the last trick may count
+        # them, and the kitty at its largest multiplier: a bound that cuts without a search.
+        most = sum(sum(map(mul, hand, POINTS)) for hand in hands) * self._factor
+        most += self._kitty_most(left)
+        if most <= alpha:
+            return most
+        if beta <= 0:
             return 0
         key = b"".join(hands) + bytes((leader,))
         low, high = self.table.get(key, (LOW, HIGH))
@@ -481,6 +510,14 @@ class Solver:
             low = high = value
         self.table[key] = (low, high)
         return value
+
+    def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
+        """The last trick when each seat holds one card: every play is forced."""
+        self.nodes += 1
+        plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
+        lead = (Unit(1, plays[0]),)
+        won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
+        return self._taken(plays, lead, won, True)
 
     def _trick(
         self,
