@@ -19,7 +19,7 @@ breach in the window, or when the search hits its node budget: never guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.reading import ReadTrick, read_game
@@ -98,6 +98,14 @@ class HandAnalysis:
     nodes: int = 0
     plays: list[PlayCost] = field(default_factory=list)
     kitty: KittyNote | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The analysis as JSON-ready values: every field, the kitty note's text, the losses."""
+        data = asdict(self)
+        data["lost_by_seat"] = self.lost_by_seat()
+        if self.kitty is not None:
+            data["kitty"] = {**asdict(self.kitty), "text": self.kitty.text()}
+        return data
 
     def lost_by_seat(self) -> list[int]:
         """The points each seat's plays cost its side in the window."""
