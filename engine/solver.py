@@ -342,6 +342,9 @@ class Solver:
         default_factory=dict
     )
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
+    _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
+        default_factory=dict
+    )
     _factor: int = 1
     _most: dict[int, int] = field(default_factory=dict)
 
@@ -417,13 +420,23 @@ class Solver:
         strength = ctx.strength
         keyed = []
         for cards in follows:
-            won = (leader + trick_winner(ctx, lead, (*plays[1:], cards))) % 4
+            won = (leader + self._winner(lead, (*plays[1:], cards))) % 4
             points = sum(POINTS[k] for k in cards)
             high = sum(strength[k] for k in cards)
             ours = won % 2 == seat % 2
             keyed.append(((0, -points, high) if ours else (1, points, high), cards))
         keyed.sort()
         return [cards for _, cards in keyed]
+
+    def _winner(self, lead: tuple[Unit, ...], follows: tuple[tuple[int, ...], ...]) -> int:
+        """``trick_winner``, remembered: the same cards meet again in other positions."""
+        if len(lead) == 1 and lead[0].size == 1:
+            return trick_winner(self.game.table.context, lead, follows)
+        key = (lead, follows)
+        won = self._winners.get(key)
+        if won is None:
+            won = self._winners[key] = trick_winner(self.game.table.context, lead, follows)
+        return won
 
     def trick_points(self, position: Position, won: int) -> int:
         """What the defenders take from a complete trick ``won`` by a seat: its points, and
@@ -539,7 +552,6 @@ class Solver:
         maximise = self.game.defends(seat)
         best = LOW if maximise else HIGH
         options = leads if n == 0 else self._follow_plays(hands, leader, plays, lead, classes[seat])
-        ctx = self.game.table.context
         for play in options:
             after = list(hands)
             after[seat] = _without(hands[seat], play.cards)
@@ -548,7 +560,7 @@ class Solver:
             if n < 3:
                 value = self._trick(tuple(after), leader, now, answered, classes, [], alpha, beta)
             else:
-                won = (leader + trick_winner(ctx, answered, now[1:])) % 4
+                won = (leader + self._winner(answered, now[1:])) % 4
                 last = not any(after[0])
                 gained = self._taken(now, answered, won, last)
                 value = gained
