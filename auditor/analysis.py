@@ -18,7 +18,7 @@ breach in the window, or when the search hits its node budget: never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from chaodipi.auditor.audit import replay_hand
@@ -116,11 +116,16 @@ class HandAnalysis:
 
 
 def analyse_game(
-    record: records_pb2.GameRecord, *, window: int | None = None, budget: int = BUDGET
+    record: records_pb2.GameRecord,
+    *,
+    window: int | None = None,
+    budget: int = BUDGET,
+    stopped: Callable[[], bool] | None = None,
 ) -> HandAnalysis:
     """Analyse the last ``window`` tricks of a hand (``default_window`` when None).
 
-    Never raises on a bad record: a hand that cannot be analysed says why.
+    Never raises on a bad record: a hand that cannot be analysed says why. ``stopped`` is
+    asked as the search goes (a service call's deadline): once true, the hand is not analysed.
     """
     analysis = HandAnalysis(record.record_id, record.ruleset, window or 0)
     read = read_game(record)
@@ -152,14 +157,14 @@ def analyse_game(
     game = Endgame(table, computed.dealer, tuple(parse_cards(list(state.kitty))))
     analysis.dealer = computed.dealer
     analysis.points_before = state.defenders_points_so_far
-    solver = Solver(game, budget)
+    solver = Solver(game, budget, stopped)
     try:
         _annotate(analysis, solver, read.tricks[start:], computed.tricks[start:], hands)
         analysis.analysed = True
     except BudgetExceeded as stop:
         analysis.plays.clear()
         analysis.kitty = None
-        analysis.reason = f"not analysed: the search visited {stop}"
+        analysis.reason = f"not analysed: {stop}"
     analysis.nodes = solver.nodes
     return analysis
 

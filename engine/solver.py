@@ -17,8 +17,8 @@ What is searched (docs/analysis.md says why):
   subset of the hand (``legal_follows``);
 - plays a seat cannot tell apart are searched once (``equivalent_cards``).
 
-A ``Solver`` counts the positions it visits; past its ``budget`` it raises
-``BudgetExceeded`` and gives no value at all.
+A ``Solver`` counts the positions it visits; past its ``budget`` (or once its ``stopped``
+says so) it raises ``BudgetExceeded`` and gives no value at all.
 
 >>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.table import Table
@@ -33,7 +33,7 @@ A ``Solver`` counts the positions it visits; past its ``budget`` it raises
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import mul
 
@@ -325,7 +325,8 @@ class Solver:
 
     ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
     and the last trick's own bonus); ``nodes`` counts the positions visited, all calls
-    together, and past ``budget`` a call raises ``BudgetExceeded``. ``table`` keeps, per
+    together, and past ``budget`` a call raises ``BudgetExceeded``, as it does once
+    ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
     trick start (the four count vectors and the leader), the bounds proved on its value,
     and is shared by every call. Plays are tried likely-best first (big and high leads; a
     follow that wins the trick for its side, with points, before one that loses it, without).
@@ -335,6 +336,7 @@ class Solver:
 
     game: Endgame
     budget: int
+    stopped: Callable[[], bool] | None = None
     nodes: int = 0
     table: dict[bytes, tuple[int, int]] = field(default_factory=dict)
     _starts: dict[bytes, tuple[Classes, list[Play]]] = field(default_factory=dict)
@@ -546,7 +548,9 @@ class Solver:
         """The value of a trick under way (``plays`` so far), fail-soft alpha-beta."""
         self.nodes += 1
         if self.nodes > self.budget:
-            raise BudgetExceeded(f"more than {self.budget} positions")
+            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
+        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
+            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
         n = len(plays)
         seat = (leader + n) % 4
         maximise = self.game.defends(seat)

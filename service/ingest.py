@@ -85,6 +85,11 @@ _flags: Any = None
 """In an audit worker process: the server's cancellation flags, one byte per call slot."""
 
 
+def worker_flags() -> Any:
+    """The cancellation flags ``start_worker`` kept (None outside an audit worker process)."""
+    return _flags
+
+
 def start_worker(flags: Any) -> None:
     """The audit pool's initializer: keep the server's cancellation flags (a shared
     ``RawArray``), and exit with the server (``exit_with_parent``)."""
