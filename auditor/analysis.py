@@ -90,6 +90,7 @@ class HandAnalysis:
     window: int
     analysed: bool = False
     reason: str = ""
+    why: str = ""  # "unreadable", "unsupported", "breach", "budget" when not analysed
     first_trick: int = 0
     dealer: int = 0
     points_before: int = 0  # the defenders' points when the window starts
@@ -130,10 +131,11 @@ def analyse_game(
     analysis = HandAnalysis(record.record_id, record.ruleset, window or 0)
     read = read_game(record)
     if isinstance(read, list):
+        analysis.why = "unreadable"
         analysis.reason = "the record cannot be replayed: " + "; ".join(v.description for v in read)
         return analysis
     if read.unsupported or read.incomplete:
-        analysis.reason = read.unsupported or read.incomplete
+        analysis.why, analysis.reason = "unsupported", read.unsupported or read.incomplete
         return analysis
     window = analysis.window = window or default_window(read.ruleset)
     report = replay_hand(read, steps=True)
@@ -142,7 +144,7 @@ def analyse_game(
     analysis.first_trick = start
     breach = _breach(report, start)
     if breach:
-        analysis.reason = breach
+        analysis.why, analysis.reason = "breach", breach
         return analysis
     steps = report.steps
     # The state the window starts from: the step just before its first trick's lead.
@@ -150,7 +152,7 @@ def analyse_game(
     state = steps[first - 1]
     hands = [parse_cards(list(hand.cards)) for hand in state.hands]
     if not tricks or len({len(h) for h in hands}) != 1:
-        analysis.reason = "the hands do not hold the window's cards"
+        analysis.why, analysis.reason = "breach", "the hands do not hold the window's cards"
         return analysis
     computed = report.computed
     table = Table(read.ruleset, computed.trump.level, SUITS_BY_PROTO[computed.trump.suit])
@@ -164,7 +166,7 @@ def analyse_game(
     except BudgetExceeded as stop:
         analysis.plays.clear()
         analysis.kitty = None
-        analysis.reason = f"not analysed: {stop}"
+        analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
     analysis.nodes = solver.nodes
     return analysis
 

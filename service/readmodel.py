@@ -65,6 +65,8 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from chaodipi.auditor import CODES, audit_game, describe_position, describe_result
+from chaodipi.auditor.analysis import HandAnalysis as HandAnalysis  # the dashboard reads it here
+from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.auditor.wire import SUITS_BY_PROTO, short_level_result
 from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
@@ -364,6 +366,11 @@ class StoredGame:
             if computed.HasField("level_result")
             else "",
         )
+
+    def analyse(self, window: int | None = None) -> HandAnalysis:
+        """The endgame solver over the stored record's last ``window`` tricks (None: the
+        ruleset's default): each play's cost; analysis, not findings: nothing is stored."""
+        return analyse_game(self.record, window=window)
 
     def reaudit(self, ruleset: Ruleset | None = None) -> audit_pb2.AuditReport:
         """The current auditor's report on the stored record under ``ruleset`` (None: the

@@ -106,6 +106,15 @@ def test_no_replay_state_shows_english_in_chinese(seeded_env: Seeded) -> None:
     at.selectbox(key="reaudit-ruleset").select("changshu").run()
     at.button(key="reaudit").click().run()
     assert not at.exception and "闲家得分" in shown(at) and not untranslated(at, words)
+    at.button(key="analyse").click().run()
+    assert not at.exception and "分析" in html_of(at) and not untranslated(at, words)
+
+
+def test_replay_analysis_shows_each_plays_cost_and_the_best_line(seeded_env: Seeded) -> None:
+    at = page("replay", "en", game=seeded_env.clean)
+    at.button(key="analyse").click().run()
+    assert not at.exception
+    assert "cdp-analysis" in html_of(at) and "under perfect play from trick" in html_of(at)
 
 
 def test_replay_steps_forward_back_by_trick_to_findings_and_the_ends(seeded_env: Seeded) -> None:
