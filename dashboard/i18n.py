@@ -591,6 +591,20 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The search hit its limit of positions before it was done: not analysed (never guessed).",
         "搜索局面数达到上限仍未完成，未分析（不作猜测）。",
     ),
+    "players.endgame_heading": ("Endgames: points lost per hand", "残局：每局损失的分数"),
+    "players.endgame_about": (
+        "The endgame solver over each player's latest {n} hands: the points their own plays "
+        "cost their side against perfect play in the last tricks, averaged over the hands "
+        "analysed. Analysis, not findings.",
+        "用残局求解器分析每位牌手最近 {n} 局：他们自己的出牌在最后几轮比最优出法让本方损失的分数，"
+        "按已分析的局取平均。这是分析，不是问题。",
+    ),
+    "players.endgame_go": ("Analyse their endgames", "分析残局"),
+    "players.endgame_value": (
+        "{points} points lost per hand ({n} hands analysed)",
+        "每局损失 {points} 分（分析了 {n} 局）",
+    ),
+    "players.endgame_skipped": ("; {n} not analysed", "；{n} 局未分析"),
     # -- re-audit -----------------------------------------------------------------------------
     "reaudit.heading": ("Re-audit this game", "重新审计这局"),
     "reaudit.about": (

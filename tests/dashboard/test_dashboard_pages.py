@@ -261,6 +261,17 @@ def test_players_page_compares_two_players_without_none(seeded_env: Seeded) -> N
     assert not at.exception and "(match)" in shown(at)
 
 
+def test_players_endgames_give_points_lost_per_hand_in_both_languages(seeded_env: Seeded) -> None:
+    at = page("players", "en")
+    at.button(key="endgames").click().run()
+    assert not at.exception and "points lost per hand" in shown(at)
+    chinese = page("players", "zh")
+    chinese.button(key="endgames").click().run()
+    words = data_words(seeded_env.url)
+    assert not chinese.exception and "每局损失" in shown(chinese)
+    assert not untranslated(chinese, words)
+
+
 def test_players_trends_stay_readable(many_env: str) -> None:
     """120 hands over five months: a point a week, not one a hand."""
     at = page("players", "en")
