@@ -24,21 +24,17 @@ from dataclasses import asdict, dataclass, field
 from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.reading import ReadTrick, read_game
 from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
-from chaodipi.engine import Ruleset, Table, Unit, parse_cards
+from chaodipi.engine import Table, Unit, parse_cards
 from chaodipi.engine.solver import BudgetExceeded, Endgame, Play, Position, Solver
 from chaodipi.v1 import audit_pb2, records_pb2
 
-WINDOWS = {2: 4, 3: 3}
-"""Tricks analysed at a hand's end by default, by decks: the largest window whose analysis
-takes at most 1 s of CPU at the 95th percentile (bench/analysis.py, docs/benchmarks.md)."""
+WINDOW = 4
+"""Tricks analysed at a hand's end by default: the largest window whose analysis takes at
+most 1 s of CPU at the 95th percentile, for every ruleset (bench/analysis.py; figures in
+docs/benchmarks.md)."""
 
 BUDGET = 60_000
 """Positions one hand's analysis may visit before it stops, not analysed (a few CPU seconds)."""
-
-
-def default_window(ruleset: Ruleset) -> int:
-    """The window measured for the ruleset's number of decks (the smallest one beyond)."""
-    return WINDOWS.get(ruleset.decks, min(WINDOWS.values()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +119,7 @@ def analyse_game(
     budget: int = BUDGET,
     stopped: Callable[[], bool] | None = None,
 ) -> HandAnalysis:
-    """Analyse the last ``window`` tricks of a hand (``default_window`` when None).
+    """Analyse the last ``window`` tricks of a hand (``WINDOW`` when None).
 
     Never raises on a bad record: a hand that cannot be analysed says why. ``stopped`` is
     asked as the search goes (a service call's deadline): once true, the hand is not analysed.
@@ -137,7 +133,7 @@ def analyse_game(
     if read.unsupported or read.incomplete:
         analysis.why, analysis.reason = "unsupported", read.unsupported or read.incomplete
         return analysis
-    window = analysis.window = window or default_window(read.ruleset)
+    window = analysis.window = window or WINDOW
     report = replay_hand(read, steps=True)
     tricks = read.tricks
     start = max(len(tricks) - window, 0)

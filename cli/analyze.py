@@ -77,9 +77,7 @@ def analyze_command(
     ] = "auto",
     window: Annotated[
         int | None,
-        typer.Option(
-            metavar="K", min=1, help="Tricks to analyse at each hand's end (default: per decks)."
-        ),
+        typer.Option(metavar="K", min=1, help="Tricks to analyse at each hand's end (default: 4)."),
     ] = None,
     budget: Annotated[
         int | None,
