@@ -62,7 +62,7 @@ Counts = bytes
 """One seat's hand as copies per kind: 54 bytes (an immutable count vector)."""
 
 
-class BudgetExceeded(RuntimeError):
+class BudgetExceeded(Exception):
     """The search visited more positions than its budget allows: no value is given."""
 
 
