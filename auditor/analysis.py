@@ -144,10 +144,14 @@ def analyse_game(
         return analysis
     steps = report.steps
     # The state the window starts from: the step just before its first trick's lead.
-    first = next(i for i, s in enumerate(steps) if s.HasField("trick") and s.trick >= start)
+    first = next((i for i, s in enumerate(steps) if s.HasField("trick") and s.trick >= start), 0)
+    if not first:
+        analysis.why, analysis.reason = "unsupported", "the hand has no trick played to analyse"
+        return analysis
     state = steps[first - 1]
     hands = [parse_cards(list(hand.cards)) for hand in state.hands]
-    if not tricks or len({len(h) for h in hands}) != 1:
+    window_cards = sum(len(play.cards) for trick in tricks[start:] for play in trick.plays)
+    if len({len(h) for h in hands}) != 1 or window_cards != sum(map(len, hands)):
         analysis.why, analysis.reason = "breach", "the hands do not hold the window's cards"
         return analysis
     computed = report.computed

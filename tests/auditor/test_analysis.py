@@ -206,3 +206,22 @@ def test_analysis_of_a_hand_over_budget_is_not_analysed() -> None:
     analysis = analyse_game(generate_hand("classic", seed=0), window=4, budget=50)
     assert not analysis.analysed and not analysis.plays
     assert "not analysed" in analysis.reason
+
+
+def test_analysis_of_a_hand_cut_short_or_never_played_is_not_analysed() -> None:
+    cut = generate_hand("classic", seed=3)
+    del cut.tricks[-1]  # the hands still hold the last trick's cards: not the hand's end
+    analysis = analyse_game(cut, window=2)
+    assert (analysis.analysed, analysis.why) == (False, "breach")
+    unplayed = generate_hand("classic", seed=3)
+    del unplayed.tricks[:]
+    analysis = analyse_game(unplayed)
+    assert (analysis.analysed, analysis.why) == (False, "unsupported")
+
+
+def test_analysis_with_a_breach_in_the_window_is_not_analysed() -> None:
+    hand = generate_hand("classic", seed=21)
+    last = hand.tricks[-1].plays
+    last[1].cards[0], last[2].cards[0] = last[2].cards[0], last[1].cards[0]
+    analysis = analyse_game(hand, window=2)
+    assert (analysis.analysed, analysis.why) == (False, "breach") and not analysis.plays
