@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from chaodipi.cli import batch, dashboard, dump, records, service
+from chaodipi.cli import analyze, batch, dashboard, dump, records, service
 from chaodipi.cli.console import Command, Group, count, error, progress_bar, stdout, user
 from chaodipi.cli.options import ruleset_option
 from chaodipi.cli.words import describe_level_result, position_text, severity_text
@@ -239,3 +239,4 @@ service.register(app)
 dashboard.register(app)
 batch.register(app)
 dump.register(app)
+analyze.register(app)

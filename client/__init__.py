@@ -393,6 +393,12 @@ class AuditClient:
         )
         return self._unary(self.stub.ReauditGame, request).report
 
+    def analyze_game(self, game: str, *, window: int = 0) -> service_pb2.AnalyzeGameResponse:
+        """A stored game's last ``window`` tricks solved (0: the default, 4), each
+        play's cost; analysis, not findings: nothing is stored."""
+        request = service_pb2.AnalyzeGameRequest(name=_name("games", game), window=window)
+        return self._unary(self.stub.AnalyzeGame, request)
+
     def get_match(self, match: str) -> service_pb2.Match:
         """A stored match (``matches/…``, its id or its match id): the match-level audit and
         the names of its hands."""

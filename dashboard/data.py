@@ -16,6 +16,7 @@ import streamlit as st
 
 from chaodipi.dashboard.stepping import ReplayView
 from chaodipi.service.readmodel import (
+    EndgameLosses,
     FindingCount,
     GameFilter,
     GamePage,
@@ -127,6 +128,16 @@ def _players(url: str, tenant: int) -> list[PlayerRow]:
 def players() -> list[PlayerRow]:
     """The tenant's players with their game counts."""
     return _players(*_where())
+
+
+@st.cache_data(ttl=QUERY_TTL, show_spinner=False)
+def _endgames(url: str, tenant: int, player_id: str) -> EndgameLosses:
+    return ReadModel(base().sessions, tenant).endgame_losses(player_id)
+
+
+def endgame_losses(player_id: str) -> EndgameLosses:
+    """What the player's plays cost in the analysed ends of their latest hands (cached)."""
+    return _endgames(*_where(), player_id)
 
 
 @st.cache_data(ttl=QUERY_TTL, show_spinner=False)

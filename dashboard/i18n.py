@@ -540,6 +540,71 @@ TEXTS: dict[str, tuple[str, str]] = {
         "This hand was not scored (the record stops early).",
         "这一局没有计分（记录不完整）。",
     ),
+    # -- endgame analysis ---------------------------------------------------------------------
+    "analysis.heading": ("Endgame analysis: what each play cost", "残局分析：每一手的得失"),
+    "analysis.about": (
+        "The last tricks solved with every hand known, both sides playing perfectly: each "
+        "play's cost is the points its side lost against its best play (0 for a best play), "
+        "with the best play and how perfect play goes on from it. Analysis, not findings: "
+        "the audit's counts do not change.",
+        "已知四家手牌，按双方都最优出牌求解最后几轮：每一手的损失是这一方比最优出法少得"
+        "（或多失）的分数（最优出法为 0），并给出最优出法及其后的最优变化。"
+        "这是分析，不是问题：审计的统计不变。",
+    ),
+    "analysis.go": ("Analyse the last tricks", "分析最后几轮"),
+    "analysis.summary": (
+        "Tricks {first}–{last}: the defenders had {before} points; they ended with {actual} "
+        "as played, {perfect} under perfect play from trick {first} ({nodes} positions searched).",
+        "第 {first}–{last} 轮：闲家此前 {before} 分；实际打完得 {actual} 分，"
+        "从第 {first} 轮起双方最优则得 {perfect} 分（搜索了 {nodes} 个局面）。",
+    ),
+    "analysis.where": ("play", "出牌"),
+    "analysis.player": ("player", "牌手"),
+    "analysis.played": ("played", "所出"),
+    "analysis.cost": ("cost (points)", "损失（分）"),
+    "analysis.best": ("best play", "最优出法"),
+    "analysis.line": ("perfect play from there", "其后的最优变化"),
+    "analysis.lost": ("Points lost in the window: {seats}", "这几轮各人损失：{seats}"),
+    "analysis.kitty_missed": (
+        "Missed 抠底: {player}'s {cards} (trick {trick}, play {play}) let the kitty go.",
+        "错失抠底：{player} 在第 {trick} 轮第 {play} 手出的 {cards} 丢掉了底牌。",
+    ),
+    "analysis.kitty_gave_away": (
+        "Gave away 抠底: {player}'s {cards} (trick {trick}, play {play}) let the defenders take "
+        "the kitty.",
+        "送出抠底：{player} 在第 {trick} 轮第 {play} 手出的 {cards} 让闲家抠了底。",
+    ),
+    "analysis.not_unreadable": (
+        "The record cannot be replayed: not analysed.",
+        "记录无法复盘，未分析。",
+    ),
+    "analysis.not_unsupported": (
+        "The record needs rules no ruleset models, or stops early: not analysed.",
+        "记录需要规则集未涵盖的规则，或记录不完整，未分析。",
+    ),
+    "analysis.not_breach": (
+        "The audit found a breach in the last tricks: the position is not the hand's, so it "
+        "is not analysed.",
+        "审计在最后几轮发现了违规，局面与实际不符，未分析。",
+    ),
+    "analysis.not_budget": (
+        "The search hit its limit of positions before it was done: not analysed (never guessed).",
+        "搜索局面数达到上限仍未完成，未分析（不作猜测）。",
+    ),
+    "players.endgame_heading": ("Endgames: points lost per hand", "残局：每局损失的分数"),
+    "players.endgame_about": (
+        "The endgame solver over each player's latest {n} hands: the points their own plays "
+        "cost their side against perfect play in the last tricks, averaged over the hands "
+        "analysed. Analysis, not findings.",
+        "用残局求解器分析每位牌手最近 {n} 局：他们自己的出牌在最后几轮比最优出法让本方损失的分数，"
+        "按已分析的局取平均。这是分析，不是问题。",
+    ),
+    "players.endgame_go": ("Analyse their endgames", "分析残局"),
+    "players.endgame_value": (
+        "{points} points lost per hand ({n} hands analysed)",
+        "每局损失 {points} 分（分析了 {n} 局）",
+    ),
+    "players.endgame_skipped": ("; {n} not analysed", "；{n} 局未分析"),
     # -- re-audit -----------------------------------------------------------------------------
     "reaudit.heading": ("Re-audit this game", "重新审计这局"),
     "reaudit.about": (

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,11 +21,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.engine.ruleset import Ruleset
+from chaodipi.service.analyzed import MAX_WINDOW, analyze_record, analyze_serialized
 from chaodipi.service.context import STREAM, TENANT, State
 from chaodipi.service.errors import InvalidRequest, LimitExceeded, NotFound
 from chaodipi.service.ingest import run_audit
 from chaodipi.service.limits import BadArgument, echo
-from chaodipi.service.names import GAMES, MATCHES, PLAYERS, parse_name
+from chaodipi.service.names import GAMES, MATCHES, PLAYERS, game_name, parse_name
 from chaodipi.service.readmodel import GameFilter, GameReplay, ReadModel, StatsFilter, StoredGame
 from chaodipi.service.uploads import UploadSettings, upload
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
@@ -222,6 +224,33 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         )
         report = await asyncio.get_running_loop().run_in_executor(None, game.reaudit, ruleset)
         return service_pb2.ReauditGameResponse(report=report)
+
+    async def AnalyzeGame(
+        self, request: service_pb2.AnalyzeGameRequest, context: Context
+    ) -> service_pb2.AnalyzeGameResponse:
+        """A stored game's last tricks solved, each play's cost: in the audit workers, under
+        the call's deadline; nothing is stored and the stored audit is untouched."""
+        if not 0 <= request.window <= MAX_WINDOW:
+            raise BadArgument("window", f"{request.window} is not 0 (the default) to {MAX_WINDOW}")
+        game = await self._stored_game(request.name)
+        executor = self.state.audit_executor
+        async with self.state.calls.budget(context.time_remaining()) as budget:
+            if isinstance(executor, ProcessPoolExecutor):
+                data = await budget.submit(
+                    executor,
+                    analyze_serialized,
+                    game.record.SerializeToString(),
+                    request.window,
+                    budget.slot,
+                    budget.deadline,
+                )
+                response = service_pb2.AnalyzeGameResponse.FromString(data)
+            else:
+                response = await budget.submit(
+                    executor, analyze_record, game.record, request.window, budget.spent
+                )
+        response.name = game_name(game.game_id)
+        return response
 
     async def GetMatch(
         self, request: service_pb2.GetMatchRequest, context: Context

@@ -90,6 +90,11 @@ WORKER_NICENESS = 10
 cores are busy, the event loop's verdicts and short calls go before batch audits."""
 
 
+def worker_flags() -> Any:
+    """The cancellation flags ``start_worker`` kept (None outside an audit worker process)."""
+    return _flags
+
+
 def start_worker(flags: Any) -> None:
     """The audit pool's initializer: keep the server's cancellation flags (a shared
     ``RawArray``), yield the CPU to the server's event loop (``WORKER_NICENESS``), and exit

@@ -65,6 +65,8 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from chaodipi.auditor import CODES, audit_game, describe_position, describe_result
+from chaodipi.auditor.analysis import HandAnalysis as HandAnalysis  # the dashboard reads it here
+from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.auditor.wire import SUITS_BY_PROTO, short_level_result
 from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
@@ -279,6 +281,24 @@ class PlayerHandRow:
 
 
 @dataclass(frozen=True, slots=True)
+class EndgameLosses:
+    """What a player's own plays cost their side in the analysed ends of their latest hands."""
+
+    hands: int  # hands analysed
+    not_analysed: int  # hands the solver could not analyse (a breach, its budget)
+    points_lost: int
+
+    @property
+    def per_hand(self) -> float | None:
+        """Points lost per analysed hand (None when no hand was analysed)."""
+        return self.points_lost / self.hands if self.hands else None
+
+
+ENDGAME_HANDS = 20
+"""Latest hands of a player ``ReadModel.endgame_losses`` analyses (a few CPU seconds)."""
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRow:
     """A stored match: its record (without hands), match-level report, and its hands' game ids."""
 
@@ -364,6 +384,11 @@ class StoredGame:
             if computed.HasField("level_result")
             else "",
         )
+
+    def analyse(self, window: int | None = None) -> HandAnalysis:
+        """The endgame solver over the stored record's last ``window`` tricks (None: the
+        auditor's default, 4): each play's cost; analysis, not findings: nothing is stored."""
+        return analyse_game(self.record, window=window)
 
     def reaudit(self, ruleset: Ruleset | None = None) -> audit_pb2.AuditReport:
         """The current auditor's report on the stored record under ``ruleset`` (None: the
@@ -685,6 +710,24 @@ class ReadModel:
             return []
         with self.sessions() as session:
             return _player_hands(session, self.tenant_id, player_id, limit)
+
+    def endgame_losses(self, player_id: str, *, limit: int = ENDGAME_HANDS) -> EndgameLosses:
+        """The endgame solver over the player's latest ``limit`` hands (``StoredGame.analyse``,
+        each at its ruleset's window): the points the player's own plays cost their side.
+        Computed on request, not stored: at most ``limit`` analyses, each within its budget."""
+        analysed = skipped = lost = 0
+        for row in self.player_hands(player_id, limit=limit):
+            game = self.game(row.game_id)
+            seats = [] if game is None else [p.id for p in game.record.players]
+            if game is None or player_id not in seats:
+                continue
+            analysis = game.analyse()
+            if not analysis.analysed:
+                skipped += 1
+                continue
+            analysed += 1
+            lost += analysis.lost_by_seat()[seats.index(player_id)]
+        return EndgameLosses(analysed, skipped, lost)
 
     def finding_counts(self, filters: GameFilter = GameFilter()) -> list[FindingCount]:
         """Findings per code and severity in the selected games (most frequent first)."""

@@ -637,6 +637,214 @@ class ReauditGameResponse(_message.Message):
 Global___ReauditGameResponse: _TypeAlias = ReauditGameResponse  # noqa: Y015
 
 @_typing.final
+class AnalyzeGameRequest(_message.Message):
+    """A request to analyse a stored game's end."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    WINDOW_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game: `games/{game}`, by its id or its record id."""
+    window: _builtins.int
+    """Tricks to analyse at the hand's end (0: the default, 4 tricks);
+    more than 13 is INVALID_ARGUMENT, as is a negative window.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        window: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "window", b"window"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeGameRequest: _TypeAlias = AnalyzeGameRequest  # noqa: Y015
+
+@_typing.final
+class PlayCost(_message.Message):
+    """What one play in the analysed window cost its side."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRICK_FIELD_NUMBER: _builtins.int
+    PLAY_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    DEFENDER_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    BEST_VALUE_FIELD_NUMBER: _builtins.int
+    COST_FIELD_NUMBER: _builtins.int
+    BEST_FIELD_NUMBER: _builtins.int
+    LINE_FIELD_NUMBER: _builtins.int
+    trick: _builtins.int
+    """Trick index in the hand, 0-based."""
+    play: _builtins.int
+    """Play index within the trick, 0-based (0 is the lead)."""
+    seat: _builtins.int
+    """The seat that played."""
+    defender: _builtins.bool
+    """Whether the seat is a defender (else on the dealer's side)."""
+    value: _builtins.int
+    """The defenders' final points under perfect play after this play (its throw penalty counted)."""
+    best_value: _builtins.int
+    """The same after the side's best play."""
+    cost: _builtins.int
+    """Points the play cost its side against its best play (0 for a best play)."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Card tokens played."""
+
+    @_builtins.property
+    def best(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The best play instead (empty for a best play)."""
+
+    @_builtins.property
+    def line(self) -> _containers.RepeatedCompositeFieldContainer[_audit_pb2.PlayedCards]:
+        """A line of perfect play from the best play to the end of the hand (empty for a best play)."""
+
+    def __init__(
+        self,
+        *,
+        trick: _builtins.int = ...,
+        play: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        defender: _builtins.bool = ...,
+        value: _builtins.int = ...,
+        best_value: _builtins.int = ...,
+        cost: _builtins.int = ...,
+        best: _abc.Iterable[_builtins.str] | None = ...,
+        line: _abc.Iterable[_audit_pb2.PlayedCards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best", b"best", "best_value", b"best_value", "cards", b"cards", "cost", b"cost", "defender", b"defender", "line", b"line", "play", b"play", "seat", b"seat", "trick", b"trick", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayCost: _TypeAlias = PlayCost  # noqa: Y015
+
+@_typing.final
+class KittyNote(_message.Message):
+    """The play that settled the kitty (抠底) against the other side's perfect play."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    TRICK_FIELD_NUMBER: _builtins.int
+    PLAY_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """"missed" (a defender's play) or "gave_away" (a dealer-side play)."""
+    trick: _builtins.int
+    """Trick index, 0-based."""
+    play: _builtins.int
+    """Play index within the trick, 0-based."""
+    seat: _builtins.int
+    """The seat that played."""
+    text: _builtins.str
+    """The note in words."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Card tokens played."""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        trick: _builtins.int = ...,
+        play: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "kind", b"kind", "play", b"play", "seat", b"seat", "text", b"text", "trick", b"trick"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KittyNote: _TypeAlias = KittyNote  # noqa: Y015
+
+@_typing.final
+class AnalyzeGameResponse(_message.Message):
+    """A stored game's end, analysed by the double-dummy endgame solver."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    ANALYSED_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    WINDOW_FIELD_NUMBER: _builtins.int
+    FIRST_TRICK_FIELD_NUMBER: _builtins.int
+    POINTS_BEFORE_FIELD_NUMBER: _builtins.int
+    PERFECT_FIELD_NUMBER: _builtins.int
+    ACTUAL_FIELD_NUMBER: _builtins.int
+    NODES_FIELD_NUMBER: _builtins.int
+    PLAYS_FIELD_NUMBER: _builtins.int
+    KITTY_FIELD_NUMBER: _builtins.int
+    LOST_BY_SEAT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game}`, by the game's id."""
+    analysed: _builtins.bool
+    """Whether the window was solved; if not, `reason` says why and nothing else is set."""
+    reason: _builtins.str
+    """Why the hand was not analysed (a breach in the window, the search's budget, ...)."""
+    window: _builtins.int
+    """Tricks in the window."""
+    first_trick: _builtins.int
+    """Index of the window's first trick, 0-based."""
+    points_before: _builtins.int
+    """The defenders' points when the window starts."""
+    perfect: _builtins.int
+    """Their final points under perfect play from the window's start."""
+    actual: _builtins.int
+    """Their final points as played."""
+    nodes: _builtins.int
+    """Positions the search visited."""
+    @_builtins.property
+    def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayCost]:
+        """Every play in the window, in play order."""
+
+    @_builtins.property
+    def kitty(self) -> Global___KittyNote:
+        """The kitty note, when a play settled the kitty against perfect play."""
+
+    @_builtins.property
+    def lost_by_seat(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Points each seat's plays cost its side in the window, by seat."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        analysed: _builtins.bool = ...,
+        reason: _builtins.str = ...,
+        window: _builtins.int = ...,
+        first_trick: _builtins.int = ...,
+        points_before: _builtins.int = ...,
+        perfect: _builtins.int = ...,
+        actual: _builtins.int = ...,
+        nodes: _builtins.int = ...,
+        plays: _abc.Iterable[Global___PlayCost] | None = ...,
+        kitty: Global___KittyNote | None = ...,
+        lost_by_seat: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kitty", b"kitty"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actual", b"actual", "analysed", b"analysed", "first_trick", b"first_trick", "kitty", b"kitty", "lost_by_seat", b"lost_by_seat", "name", b"name", "nodes", b"nodes", "perfect", b"perfect", "plays", b"plays", "points_before", b"points_before", "reason", b"reason", "window", b"window"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeGameResponse: _TypeAlias = AnalyzeGameResponse  # noqa: Y015
+
+@_typing.final
 class GetMatchRequest(_message.Message):
     """A request for a stored match."""
 

@@ -65,6 +65,11 @@ class AuditServiceStub:
                 request_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.SerializeToString,
                 response_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.FromString,
                 _registered_method=True)
+        self.AnalyzeGame = channel.unary_unary(
+                '/chaodipi.v1.AuditService/AnalyzeGame',
+                request_serializer=chaodipi_dot_v1_dot_service__pb2.AnalyzeGameRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_v1_dot_service__pb2.AnalyzeGameResponse.FromString,
+                _registered_method=True)
         self.GetMatch = channel.unary_unary(
                 '/chaodipi.v1.AuditService/GetMatch',
                 request_serializer=chaodipi_dot_v1_dot_service__pb2.GetMatchRequest.SerializeToString,
@@ -133,6 +138,14 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyzeGame(self, request, context):
+        """Solves a stored game's last tricks and gives each play its cost: analysis, not findings
+        (the stored audit and its counts are untouched). Runs under the call's deadline.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetMatch(self, request, context):
         """Returns a stored match: its match-level audit and the names of its hands.
         """
@@ -186,6 +199,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ReauditGame,
                     request_deserializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.FromString,
                     response_serializer=chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.SerializeToString,
+            ),
+            'AnalyzeGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzeGame,
+                    request_deserializer=chaodipi_dot_v1_dot_service__pb2.AnalyzeGameRequest.FromString,
+                    response_serializer=chaodipi_dot_v1_dot_service__pb2.AnalyzeGameResponse.SerializeToString,
             ),
             'GetMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.GetMatch,
@@ -366,6 +384,33 @@ class AuditService:
             '/chaodipi.v1.AuditService/ReauditGame',
             chaodipi_dot_v1_dot_service__pb2.ReauditGameRequest.SerializeToString,
             chaodipi_dot_v1_dot_service__pb2.ReauditGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/chaodipi.v1.AuditService/AnalyzeGame',
+            chaodipi_dot_v1_dot_service__pb2.AnalyzeGameRequest.SerializeToString,
+            chaodipi_dot_v1_dot_service__pb2.AnalyzeGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -81,6 +81,10 @@ class AuditServiceStub:
     """Lists stored games, newest stored first, filtered and paged."""
     ReauditGame: _grpc.UnaryUnaryMultiCallable[_service_pb2.ReauditGameRequest, _service_pb2.ReauditGameResponse]
     """Audits a stored game again, possibly under another ruleset; the stored audit is kept."""
+    AnalyzeGame: _grpc.UnaryUnaryMultiCallable[_service_pb2.AnalyzeGameRequest, _service_pb2.AnalyzeGameResponse]
+    """Solves a stored game's last tricks and gives each play its cost: analysis, not findings
+    (the stored audit and its counts are untouched). Runs under the call's deadline.
+    """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetMatchRequest, _service_pb2.Match]
     """Returns a stored match: its match-level audit and the names of its hands."""
     GetPlayerStats: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetPlayerStatsRequest, _service_pb2.PlayerStats]
@@ -111,6 +115,10 @@ class AuditServiceAsyncStub(AuditServiceStub):
     """Lists stored games, newest stored first, filtered and paged."""
     ReauditGame: _aio.UnaryUnaryMultiCallable[_service_pb2.ReauditGameRequest, _service_pb2.ReauditGameResponse]  # type: ignore[assignment]
     """Audits a stored game again, possibly under another ruleset; the stored audit is kept."""
+    AnalyzeGame: _aio.UnaryUnaryMultiCallable[_service_pb2.AnalyzeGameRequest, _service_pb2.AnalyzeGameResponse]  # type: ignore[assignment]
+    """Solves a stored game's last tricks and gives each play its cost: analysis, not findings
+    (the stored audit and its counts are untouched). Runs under the call's deadline.
+    """
     GetMatch: _aio.UnaryUnaryMultiCallable[_service_pb2.GetMatchRequest, _service_pb2.Match]  # type: ignore[assignment]
     """Returns a stored match: its match-level audit and the names of its hands."""
     GetPlayerStats: _aio.UnaryUnaryMultiCallable[_service_pb2.GetPlayerStatsRequest, _service_pb2.PlayerStats]  # type: ignore[assignment]
@@ -174,6 +182,16 @@ class AuditServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.ReauditGameResponse, _abc.Awaitable[_service_pb2.ReauditGameResponse]]:
         """Audits a stored game again, possibly under another ruleset; the stored audit is kept."""
+
+    @_abc_1.abstractmethod
+    def AnalyzeGame(
+        self,
+        request: _service_pb2.AnalyzeGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.AnalyzeGameResponse, _abc.Awaitable[_service_pb2.AnalyzeGameResponse]]:
+        """Solves a stored game's last tricks and gives each play its cost: analysis, not findings
+        (the stored audit and its counts are untouched). Runs under the call's deadline.
+        """
 
     @_abc_1.abstractmethod
     def GetMatch(

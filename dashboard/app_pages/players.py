@@ -14,7 +14,7 @@ import streamlit as st
 
 from chaodipi.dashboard import data, ui
 from chaodipi.dashboard.i18n import Lang, t
-from chaodipi.service.readmodel import TREND_PERIODS, PlayerSummary, TrendRow
+from chaodipi.service.readmodel import ENDGAME_HANDS, TREND_PERIODS, PlayerSummary, TrendRow
 
 COLOURS = ["#1e5631", "#c62828"]
 PERIODS = ("auto", *TREND_PERIODS)
@@ -144,6 +144,22 @@ st.html(
     f'<table class="cdp-games cdp-summary"><thead><tr>{head}</tr></thead>'
     f"<tbody>{body}</tbody></table>"
 )
+
+with st.expander(t(lang, "players.endgame_heading")):
+    st.write(t(lang, "players.endgame_about", n=ENDGAME_HANDS))
+    if st.button(t(lang, "players.endgame_go"), key="endgames"):
+        st.session_state["endgame-losses"] = {pid: data.endgame_losses(pid) for pid in chosen}
+    losses = st.session_state.get("endgame-losses") or {}
+    for pid in chosen:
+        if pid in losses:
+            loss = losses[pid]
+            value = (
+                t(lang, "common.none")
+                if loss.per_hand is None
+                else t(lang, "players.endgame_value", points=f"{loss.per_hand:.1f}", n=loss.hands)
+            )
+            skipped = t(lang, "players.endgame_skipped", n=loss.not_analysed)
+            st.markdown(f"- {escape(names[pid])}: {escape(value)}{escape(skipped)}")
 
 st.subheader(t(lang, "players.trend_heading", period=t(lang, f"players.period_{period}")))
 st.caption(t(lang, "players.rolling", n=ROLLING))

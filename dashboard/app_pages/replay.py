@@ -11,6 +11,7 @@ import streamlit as st
 from plotly import graph_objects
 
 from chaodipi.dashboard import data, explain, exports, rules, ui
+from chaodipi.dashboard.analysis import analysis_html
 from chaodipi.dashboard.cards import STYLE, legend_html
 from chaodipi.dashboard.i18n import Lang, t
 from chaodipi.dashboard.render import finding_html, info_html, score_html, table_html
@@ -344,6 +345,14 @@ files[1].download_button(
     icon=":material/data_object:",
 )
 st.caption(t(lang, "replay.download_note"))
+
+with st.expander(t(lang, "analysis.heading")):
+    st.write(t(lang, "analysis.about"))
+    if st.button(t(lang, "analysis.go"), key="analyse"):
+        st.session_state["analysis-result"] = (game_id, view.replay.game.analyse())
+    analysed = st.session_state.get("analysis-result")
+    if analysed is not None and analysed[0] == game_id:
+        st.html(analysis_html(view, analysed[1], lang))
 
 with st.expander(t(lang, "reaudit.heading")):
     st.write(t(lang, "reaudit.about"))

@@ -106,6 +106,15 @@ def test_no_replay_state_shows_english_in_chinese(seeded_env: Seeded) -> None:
     at.selectbox(key="reaudit-ruleset").select("changshu").run()
     at.button(key="reaudit").click().run()
     assert not at.exception and "闲家得分" in shown(at) and not untranslated(at, words)
+    at.button(key="analyse").click().run()
+    assert not at.exception and "分析" in html_of(at) and not untranslated(at, words)
+
+
+def test_replay_analysis_shows_each_plays_cost_and_the_best_line(seeded_env: Seeded) -> None:
+    at = page("replay", "en", game=seeded_env.clean)
+    at.button(key="analyse").click().run()
+    assert not at.exception
+    assert "cdp-analysis" in html_of(at) and "under perfect play from trick" in html_of(at)
 
 
 def test_replay_steps_forward_back_by_trick_to_findings_and_the_ends(seeded_env: Seeded) -> None:
@@ -250,6 +259,17 @@ def test_players_page_compares_two_players_without_none(seeded_env: Seeded) -> N
     assert html_of(at).count('class="num"') >= 20 and "None" not in html_of(at)
     at.segmented_control(key="period").set_value("match").run()
     assert not at.exception and "(match)" in shown(at)
+
+
+def test_players_endgames_give_points_lost_per_hand_in_both_languages(seeded_env: Seeded) -> None:
+    at = page("players", "en")
+    at.button(key="endgames").click().run()
+    assert not at.exception and "points lost per hand" in shown(at)
+    chinese = page("players", "zh")
+    chinese.button(key="endgames").click().run()
+    words = data_words(seeded_env.url)
+    assert not chinese.exception and "每局损失" in shown(chinese)
+    assert not untranslated(chinese, words)
 
 
 def test_players_trends_stay_readable(many_env: str) -> None:

@@ -51,6 +51,7 @@ def every_method(client: AuditClient) -> dict[str, Callable[[], object]]:
         "GetGame": lambda: client.get_game("0123456789abcdef"),
         "ListGames": lambda: client.list_games(),
         "ReauditGame": lambda: client.reaudit_game("0123456789abcdef"),
+        "AnalyzeGame": lambda: client.analyze_game("0123456789abcdef"),
         "GetMatch": lambda: client.get_match("0123456789abcdef"),
         "GetPlayerStats": lambda: client.get_player_stats("li.wei"),
         "ListPlayers": lambda: client.list_players(),
@@ -169,6 +170,7 @@ def test_another_tenants_games_are_not_found(service: Service) -> None:
         for game in [*games, hand.record_id, match.hands[0].record_id]:
             assert status_of(lambda g=game: other.get_game(g)) == not_found
             assert status_of(lambda g=game: other.reaudit_game(g)) == not_found
+            assert status_of(lambda g=game: other.analyze_game(g)) == not_found
         for name in (summaries[1].match, match.match_id):
             assert status_of(lambda m=name: other.get_match(m)) == not_found
         assert status_of(lambda: other.get_player_stats(player)) == not_found
@@ -204,6 +206,7 @@ def raw_channel_call(target: str, method: str, payload: bytes, key: str) -> grpc
         "GetGame",
         "ListGames",
         "ReauditGame",
+        "AnalyzeGame",
         "GetMatch",
         "GetPlayerStats",
         "ListPlayers",

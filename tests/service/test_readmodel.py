@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from chaodipi.auditor import audit_game
+from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.engine.presets import get_ruleset
 from chaodipi.service.db import make_engine, session_factory
@@ -182,6 +183,23 @@ def test_reaudit_under_another_ruleset_stores_nothing(model: ReadModel) -> None:
     assert game.reaudit().ruleset == "classic"
     again = model.game(ident(summary.game))
     assert again is not None and again.report == game.report
+
+
+def test_endgame_losses_are_the_players_own_costs_over_their_hands(model: ReadModel) -> None:
+    hands = [generate_hand("anhui", s) for s in (72, 73)]
+    store(model, *hands)
+    player = hands[0].players[1].id
+    expected = analysed = 0
+    for hand in hands:
+        seats = [p.id for p in hand.players]
+        if player in seats:
+            analysis = analyse_game(hand)
+            if analysis.analysed:
+                analysed += 1
+                expected += analysis.lost_by_seat()[seats.index(player)]
+    losses = model.endgame_losses(player)
+    assert (losses.hands, losses.points_lost) == (analysed, expected) and analysed
+    assert model.endgame_losses("nobody").per_hand is None
 
 
 def test_players_their_statistics_and_hands(model: ReadModel) -> None:

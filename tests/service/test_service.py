@@ -254,6 +254,7 @@ def test_health_and_reflection(service: Service) -> None:
             "GetGame",
             "ListGames",
             "ReauditGame",
+            "AnalyzeGame",
             "GetMatch",
             "GetPlayerStats",
             "ListPlayers",

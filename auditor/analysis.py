@@ -1,0 +1,287 @@
+"""What each play of a hand's end cost: the double-dummy solver run over the last tricks.
+
+A complete record knows every hand, so the last ``window`` tricks can be solved exactly
+(``engine.solver``). Each play there gets its cost: the points its side lost against the
+side's best play at that moment (0 for a best play), with the best play and its line. A
+"missed 抠底" / "gave away 抠底" note names the play after which perfect play no longer
+reached the kitty outcome the hand had at the window's start.
+
+Costs are analysis, not findings: they never enter the audit's breach counts. A hand is
+not analysed (and says why) when the record cannot be replayed, when the audit found a
+breach in the window, or when the search hits its node budget: never guessed.
+
+>>> from chaodipi.auditor.generate import generate_hand
+>>> analysis = analyse_game(generate_hand("classic", seed=3), window=2)
+>>> analysis.analysed, len(analysis.plays)
+(True, 8)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from chaodipi.auditor.audit import replay_hand
+from chaodipi.auditor.reading import ReadTrick, read_game
+from chaodipi.auditor.wire import SUITS_BY_PROTO, tokens
+from chaodipi.engine import Table, Unit, parse_cards
+from chaodipi.engine.solver import BudgetExceeded, Endgame, Play, Position, Solver
+from chaodipi.v1 import audit_pb2, records_pb2
+
+WINDOW = 4
+"""Tricks analysed at a hand's end by default: the largest window whose analysis takes at
+most 1 s of CPU at the 95th percentile, for every ruleset (bench/analysis.py; figures in
+docs/benchmarks.md)."""
+
+BUDGET = 60_000
+"""Positions one hand's analysis may visit before it stops, not analysed (a few CPU seconds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCost:
+    """One play in the window: what was played, what it cost its side, and the best instead.
+
+    ``value`` is the defenders' final points under perfect play after this play (throw
+    penalty included); ``best_value`` the same after the side's best play. ``cost`` is
+    the difference as the player's side counts it. ``best`` and ``line`` are empty for a
+    best play; otherwise ``line`` goes from the best play to the end of the hand, as
+    (seat, cards) pairs.
+    """
+
+    trick: int
+    play: int
+    seat: int
+    cards: tuple[str, ...]
+    defender: bool
+    value: int
+    best_value: int
+    cost: int
+    best: tuple[str, ...] = ()
+    line: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KittyNote:
+    """The play that settled the kitty (抠底) against the other side's perfect play."""
+
+    kind: str  # "missed" (a defender's play lost it) or "gave_away" (a dealer-side play)
+    trick: int
+    play: int
+    seat: int
+    cards: tuple[str, ...]
+
+    def text(self) -> str:
+        """The note in words: ``gave away 抠底: seat 2's ♠A (trick 24, play 3)``."""
+        what = "missed 抠底" if self.kind == "missed" else "gave away 抠底"
+        where = f"trick {self.trick + 1}, play {self.play + 1}"
+        return f"{what}: seat {self.seat}'s {' '.join(self.cards)} ({where})"
+
+
+@dataclass(slots=True)
+class HandAnalysis:
+    """One hand's end analysed, or why it was not (``reason``)."""
+
+    record_id: str
+    ruleset: str
+    window: int
+    analysed: bool = False
+    reason: str = ""
+    why: str = ""  # "unreadable", "unsupported", "breach", "budget" when not analysed
+    first_trick: int = 0
+    dealer: int = 0
+    points_before: int = 0  # the defenders' points when the window starts
+    perfect: int = 0  # their final points under perfect play from there
+    actual: int = 0  # their final points as played (in the window's terms)
+    nodes: int = 0
+    plays: list[PlayCost] = field(default_factory=list)
+    kitty: KittyNote | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The analysis as JSON-ready values: every field, the kitty note's text, the losses."""
+        data = asdict(self)
+        data["lost_by_seat"] = self.lost_by_seat()
+        if self.kitty is not None:
+            data["kitty"] = {**asdict(self.kitty), "text": self.kitty.text()}
+        return data
+
+    def lost_by_seat(self) -> list[int]:
+        """The points each seat's plays cost its side in the window."""
+        lost = [0, 0, 0, 0]
+        for play in self.plays:
+            lost[play.seat] += play.cost
+        return lost
+
+
+def analyse_game(
+    record: records_pb2.GameRecord,
+    *,
+    window: int | None = None,
+    budget: int = BUDGET,
+    stopped: Callable[[], bool] | None = None,
+) -> HandAnalysis:
+    """Analyse the last ``window`` tricks of a hand (``WINDOW`` when None).
+
+    Never raises on a bad record: a hand that cannot be analysed says why. ``stopped`` is
+    asked as the search goes (a service call's deadline): once true, the hand is not analysed.
+    """
+    analysis = HandAnalysis(record.record_id, record.ruleset, window or 0)
+    read = read_game(record)
+    if isinstance(read, list):
+        analysis.why = "unreadable"
+        analysis.reason = "the record cannot be replayed: " + "; ".join(v.description for v in read)
+        return analysis
+    if read.unsupported or read.incomplete:
+        analysis.why, analysis.reason = "unsupported", read.unsupported or read.incomplete
+        return analysis
+    window = analysis.window = window or WINDOW
+    report = replay_hand(read, steps=True)
+    tricks = read.tricks
+    start = max(len(tricks) - window, 0)
+    analysis.first_trick = start
+    breach = _breach(report, start)
+    if breach:
+        analysis.why, analysis.reason = "breach", breach
+        return analysis
+    steps = report.steps
+    # The state the window starts from: the step just before its first trick's lead.
+    first = next((i for i, s in enumerate(steps) if s.HasField("trick") and s.trick >= start), 0)
+    if not first:
+        analysis.why, analysis.reason = "unsupported", "the hand has no trick played to analyse"
+        return analysis
+    state = steps[first - 1]
+    hands = [parse_cards(list(hand.cards)) for hand in state.hands]
+    window_cards = sum(len(play.cards) for trick in tricks[start:] for play in trick.plays)
+    if len({len(h) for h in hands}) != 1 or window_cards != sum(map(len, hands)):
+        analysis.why, analysis.reason = "breach", "the hands do not hold the window's cards"
+        return analysis
+    computed = report.computed
+    table = Table(read.ruleset, computed.trump.level, SUITS_BY_PROTO[computed.trump.suit])
+    game = Endgame(table, computed.dealer, tuple(parse_cards(list(state.kitty))))
+    analysis.dealer = computed.dealer
+    analysis.points_before = state.defenders_points_so_far
+    solver = Solver(game, budget, stopped)
+    try:
+        _annotate(analysis, solver, read.tricks[start:], computed.tricks[start:], hands)
+        analysis.analysed = True
+    except BudgetExceeded as stop:
+        analysis.plays.clear()
+        analysis.kitty = None
+        analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
+    analysis.nodes = solver.nodes
+    return analysis
+
+
+def _breach(report: audit_pb2.AuditReport, start: int) -> str:
+    """Why a hand's end cannot be searched: a breach in the window, or cards gone astray."""
+    for finding in report.findings:
+        where = finding.position
+        in_window = where.HasField("trick") and where.trick >= start
+        if in_window or finding.code == "CARD_NOT_IN_HAND":
+            return f"a breach in the window ({finding.code}): {finding.message}"
+    return ""
+
+
+def _annotate(
+    analysis: HandAnalysis,
+    solver: Solver,
+    tricks: Sequence[ReadTrick],
+    results: Sequence[audit_pb2.TrickResult],
+    hands: list[list[int]],
+) -> None:
+    table = solver.game.table
+    first = analysis.first_trick
+    position = Position.start(hands, leader=results[0].leader)
+    points = analysis.points_before
+    future = solver.value(position)
+    analysis.perfect = points + future
+    positions: list[Position] = []
+    for t, (trick, result) in enumerate(zip(tricks, results, strict=True)):
+        for p, read_play in enumerate(trick.plays):
+            seat = read_play.seat
+            cards = tuple(read_play.cards)
+            units: tuple[Unit, ...] = ()
+            if p == 0:
+                # The lead the others answered: a failed throw's forced unit, or as split.
+                split = None if read_play.attempted else trick.declared_split
+                units = table.lead(cards, split).units
+            penalty = result.penalty if p == 0 else 0
+            best_future = future
+            positions.append(position)
+            child, gained = solver.after(position, Play(seat, cards, units))
+            future = solver.value(child)
+            actual = gained + penalty + future
+            defender = solver.game.defends(seat)
+            lost = (best_future - actual) if defender else (actual - best_future)
+            best: tuple[str, ...] = ()
+            line: tuple[tuple[int, tuple[str, ...]], ...] = ()
+            if lost > 0:
+                best_play, best_line = _best_line(solver, position, best_future)
+                best = tuple(tokens(best_play.cards))
+                line = tuple((play.seat, tuple(tokens(play.cards))) for play in best_line)
+            analysis.plays.append(
+                PlayCost(
+                    trick=first + t,
+                    play=p,
+                    seat=seat,
+                    cards=tuple(tokens(cards)),
+                    defender=defender,
+                    value=points + actual,
+                    best_value=points + best_future,
+                    cost=max(lost, 0),
+                    best=best,
+                    line=line,
+                )
+            )
+            points += gained + penalty
+            position = child
+    analysis.actual = points
+    took = solver.game.defends(results[-1].winner)
+    analysis.kitty = _kitty_note(analysis, solver, positions, took)
+
+
+def _best_line(solver: Solver, position: Position, target: int) -> tuple[Play, list[Play]]:
+    """The first searched play reaching ``target`` and a line of perfect play from it."""
+    for play in solver.plays(position):
+        child, gained = solver.after(position, play)
+        if gained + solver.value(child) == target:
+            return play, [play, *solver.line(child)]
+    raise AssertionError("a position's value is reached by one of its plays")
+
+
+def _kitty_on_line(solver: Solver, position: Position) -> bool:
+    """Whether a defender wins the last trick on a line of perfect play from ``position``."""
+    winner = -1
+    for play in solver.line(position):
+        position, _ = solver.after(position, play)
+        if not position.plays:
+            winner = position.leader
+    return winner >= 0 and solver.game.defends(winner)
+
+
+def _kitty_note(
+    analysis: HandAnalysis, solver: Solver, positions: list[Position], took: bool
+) -> KittyNote | None:
+    """The last costly play after which perfect play reached the kitty outcome the hand had.
+
+    Perfect play from just before a play takes the kitty or not (on the line ``Solver.line``
+    finds). A defender's play that turned it away is "missed", a dealer-side play that
+    turned it to the defenders "gave away"; a play that turned it the player's own way is
+    no note. Lines are walked only around the costly plays, latest first.
+    """
+    known: dict[int, bool] = {len(positions): took}
+
+    def kitty_at(j: int) -> bool:
+        if j not in known:
+            known[j] = _kitty_on_line(solver, positions[j])
+        return known[j]
+
+    if kitty_at(0) == took:
+        return None
+    for j in range(len(positions) - 1, -1, -1):
+        play = analysis.plays[j]
+        if play.cost <= 0 or play.defender == took:
+            continue
+        if kitty_at(j + 1) == took and kitty_at(j) != took:
+            kind = "missed" if play.defender else "gave_away"
+            return KittyNote(kind, play.trick, play.play, play.seat, play.cards)
+    return None

@@ -1,0 +1,128 @@
+"""``chaodipi analyze``: what each play of a hand's last tricks cost, by the endgame solver.
+
+Costs are analysis, not findings: a hand's audit and its breach counts never read them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from chaodipi.cli.console import Command, cell, count, error, progress_bar, stdout, user
+
+if TYPE_CHECKING:
+    from chaodipi.auditor.analysis import HandAnalysis
+    from chaodipi.v1 import records_pb2
+
+
+def _games(entry: records_pb2.RecordFile) -> list[tuple[str, records_pb2.GameRecord]]:
+    """The hands of one record: a game, or each hand of a match."""
+    if entry.WhichOneof("record") == "game":
+        return [("", entry.game)]
+    return [(f"hand {i + 1}", hand) for i, hand in enumerate(entry.match.hands)]
+
+
+def _cards(tokens: tuple[str, ...]) -> str:
+    from chaodipi.engine import label_cards, parse_cards
+
+    return label_cards(parse_cards(list(tokens))) if tokens else "—"
+
+
+def _print(name: str, analysis: HandAnalysis) -> None:
+    from rich.table import Table
+
+    head = f"[bold]{user(name)}[/] {user(analysis.record_id)} ({user(analysis.ruleset)})"
+    if not analysis.analysed:
+        stdout().print(f"{head}: [yellow]not analysed[/]: {user(analysis.reason)}")
+        return
+    first = analysis.first_trick + 1
+    last = analysis.first_trick + len({p.trick for p in analysis.plays})
+    stdout().print(
+        f"{head}: tricks {first}–{last} ({count(analysis.nodes, 'position')} searched); "
+        f"defenders {analysis.points_before} points before, {analysis.actual} as played, "
+        f"{analysis.perfect} under perfect play from trick {first}"
+    )
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
+    for column in ("trick", "seat", "played", "cost", "best", "line"):
+        table.add_column(column, overflow="fold")
+    for play in analysis.plays:
+        line = ", ".join(f"{seat}: {_cards(cards)}" for seat, cards in play.line)
+        side = "defender" if play.defender else "dealer side"
+        cost = str(play.cost) if play.cost else "[green]0[/]"
+        best = _cards(play.best) if play.cost else ""
+        where = f"{play.trick + 1}.{play.play + 1}"
+        table.add_row(
+            where, f"{play.seat} ({side})", cell(_cards(play.cards)), cost, cell(best), cell(line)
+        )
+    stdout().print(table)
+    if analysis.kitty is not None:
+        stdout().print(f"  [bold]{user(analysis.kitty.text())}[/]")
+    lost = ", ".join(f"seat {seat} {points}" for seat, points in enumerate(analysis.lost_by_seat()))
+    stdout().print(f"  points lost: {lost}")
+
+
+def analyze_command(
+    files: Annotated[
+        list[Path], typer.Argument(metavar="FILE", help="Record files in any importer format.")
+    ],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", metavar="FORMAT", help="auto, text, pb, json, eighty, botzone, godot."
+        ),
+    ] = "auto",
+    window: Annotated[
+        int | None,
+        typer.Option(metavar="K", min=1, help="Tricks to analyse at each hand's end (default: 4)."),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(metavar="N", min=1, help="Positions one hand may search before it stops."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print the analyses as JSON.")
+    ] = False,
+) -> None:
+    """Solve each hand's last tricks and give every play its cost. Exit 0 every hand analysed,
+    1 a hand not analysed, 2 unreadable input."""
+    from chaodipi import importers
+    from chaodipi.auditor.analysis import BUDGET, analyse_game
+
+    results: list[dict[str, object]] = []
+    unreadable = skipped = 0
+    for path in files:
+        try:
+            loaded = importers.load(path, fmt)
+        except (OSError, ValueError) as exc:
+            error(f"{user(path)}: {user(exc.strerror if isinstance(exc, OSError) else exc)}")
+            unreadable += 1
+            continue
+        for problem in loaded.errors:
+            error(user(problem))
+        unreadable += bool(loaded.errors) or not loaded.records
+        with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as (
+            bar,
+            task,
+        ):
+            for entry in loaded.records:
+                for name, game in _games(entry):
+                    analysis = analyse_game(game, window=window, budget=budget or BUDGET)
+                    skipped += not analysis.analysed
+                    if as_json:
+                        results.append({"file": path.name, "hand": name, **analysis.as_dict()})
+                    else:
+                        _print(f"{path.name} {name}".strip(), analysis)
+                bar.advance(task)
+    if as_json:
+        json.dump(results, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    raise typer.Exit(2 if unreadable else 1 if skipped else 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``analyze`` to the CLI app."""
+    app.command("analyze", cls=Command)(analyze_command)

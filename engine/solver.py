@@ -1,0 +1,595 @@
+"""A double-dummy endgame solver: the defenders' points under perfect play (R-WIN, R-KITTY).
+
+With all four hands known, the end of a hand is a two-team game of perfect information: the
+defenders (the seats not on the dealer's side) maximise the points they end with, the
+dealer's side minimises them; the last trick adds the kitty bonus (抠底) with the
+multiplier of its lead (R-KITTY) when a defender wins it. ``Solver.value`` searches it by
+alpha-beta with a transposition table keyed by what remains (the four count vectors and the
+seat to lead) at every trick's start.
+
+What is searched (docs/analysis.md says why):
+
+- leads: every unit of the leader's hand (each single, pair, triple and tractor it can cut),
+  and in each suit the throw that stands found by dropping beaten units (``standing_throw``);
+  a failed throw is never searched: it puts down a unit the leader could lead on its own,
+  and costs its side the penalty besides (R-THROW-FORCE, R-THROW-SIDE);
+- follows: every legal follow, generated from the rules rather than filtered from every
+  subset of the hand (``legal_follows``);
+- plays a seat cannot tell apart are searched once (``equivalent_cards``).
+
+A ``Solver`` counts the positions it visits; past its ``budget`` (or once its ``stopped``
+says so) it raises ``BudgetExceeded`` and gives no value at all.
+
+>>> from chaodipi.engine.presets import CLASSIC
+>>> from chaodipi.engine.table import Table
+>>> from chaodipi.engine.cards import parse_cards
+>>> table = Table(CLASSIC, level="2", trump="H")
+>>> game = Endgame(table, dealer=0, kitty=tuple(parse_cards("DK D5")))
+>>> solver = Solver(game, budget=10_000)
+>>> last = [parse_cards(h) for h in ("S3", "SA", "S4", "SK")]  # seat 1 defends
+>>> solver.value(Position.start(last, leader=0))  # ♠K's 10, and the kitty's 15 × 2
+40
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from operator import mul
+
+from chaodipi.engine.cards import KINDS, POINTS, Hand
+from chaodipi.engine.follow import check_follow
+from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
+from chaodipi.engine.table import Table
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit, units_containing_lowest
+
+__all__ = [
+    "BudgetExceeded",
+    "Endgame",
+    "Play",
+    "Position",
+    "Solver",
+    "equivalent_cards",
+    "lead_options",
+    "legal_follows",
+    "standing_throw",
+    "sub_multisets",
+]
+
+Counts = bytes
+"""One seat's hand as copies per kind: 54 bytes (an immutable count vector)."""
+
+
+class BudgetExceeded(Exception):
+    """The search visited more positions than its budget allows: no value is given."""
+
+
+@dataclass(frozen=True, slots=True)
+class Endgame:
+    """What stays fixed while the end of a hand is searched: the table, the dealer, the kitty."""
+
+    table: Table
+    dealer: int
+    kitty: tuple[int, ...]
+
+    def defends(self, seat: int) -> bool:
+        """Whether ``seat`` is a defender (not on the dealer's side)."""
+        return seat % 2 != self.dealer % 2
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A seat's play: its cards and, for a lead, the units the others answer."""
+
+    seat: int
+    cards: tuple[int, ...]
+    units: tuple[Unit, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Four hands as count vectors, the seat that leads this trick, and its plays so far.
+
+    ``lead`` holds the units the follows answer once the trick is led (after a failed throw
+    the forced unit's).
+    """
+
+    hands: tuple[Counts, Counts, Counts, Counts]
+    leader: int
+    plays: tuple[tuple[int, ...], ...] = ()
+    lead: tuple[Unit, ...] = ()
+
+    @classmethod
+    def start(cls, hands: Sequence[Sequence[int]], leader: int) -> Position:
+        """A trick about to be led, from the four seats' cards (lists of kinds)."""
+        vectors = []
+        for cards in hands:
+            counts = bytearray(KINDS)
+            for k in cards:
+                counts[k] += 1
+            vectors.append(bytes(counts))
+        return cls((vectors[0], vectors[1], vectors[2], vectors[3]), leader)
+
+    @property
+    def seat(self) -> int:
+        """The seat to play."""
+        return (self.leader + len(self.plays)) % 4
+
+    @property
+    def over(self) -> bool:
+        """Whether every card has been played."""
+        return not self.plays and not any(self.hands[self.leader])
+
+    def play(self, play: Play) -> Position:
+        """The position after ``play`` (by the seat to play); a fourth play ends the trick.
+
+        Ending the trick leaves ``plays`` complete: ``Solver.after`` moves on to the next.
+        """
+        hands = list(self.hands)
+        hands[play.seat] = _without(hands[play.seat], play.cards)
+        lead = play.units if not self.plays else self.lead
+        return Position(
+            (hands[0], hands[1], hands[2], hands[3]), self.leader, (*self.plays, play.cards), lead
+        )
+
+
+def _without(counts: Counts, cards: Sequence[int]) -> Counts:
+    left = bytearray(counts)
+    for k in cards:
+        left[k] -= 1
+    return bytes(left)
+
+
+def _hand(counts: Counts) -> Hand:
+    hand = Hand()
+    hand.counts = list(counts)
+    return hand
+
+
+def sub_multisets(held: Sequence[tuple[int, int]], size: int) -> Iterator[tuple[int, ...]]:
+    """Every multiset of ``size`` cards from ``held`` (kind, copies), each once.
+
+    Bound: at most C(d + size - 1, size) results for ``d`` distinct kinds.
+
+    >>> list(sub_multisets([(3, 2), (7, 1)], 2))
+    [(3, 3), (3, 7)]
+    """
+    if size == 0:
+        yield ()
+        return
+    if not held:
+        return
+    (kind, copies), rest = held[0], held[1:]
+    if sum(c for _, c in held) < size:
+        return
+    for take in range(min(copies, size), -1, -1):
+        for tail in sub_multisets(rest, size - take):
+            yield (kind,) * take + tail
+
+
+def legal_follows(
+    table: Table, counts: Counts, lead: Sequence[Unit], size: int
+) -> list[tuple[int, ...]]:
+    """Every legal follow to ``lead`` (``size`` cards) from the hand ``counts`` (R-FOLLOW).
+
+    Generated by the follow rules: a hand holding ``size`` cards of the led suit or fewer
+    plays them all and every multiset of the rest (R-FOLLOW-SUIT); a longer holding plays
+    ``size`` cards of the suit only, a single any of its kinds, a larger lead the multisets
+    of the suit's holding that meet the shape duty (R-FOLLOW-SHAPE, decided by the engine's
+    ``check_follow``). Bound: C(d + size - 1, size) candidates for ``d`` distinct kinds held
+    (of the suit, or of the rest when the suit runs out).
+    """
+    ctx = table.context
+    suit = ctx.suit[lead[0].top]
+    in_suit = [(k, counts[k]) for k in _kinds_of(ctx.steps[suit]) if counts[k]]
+    held = sum(c for _, c in in_suit)
+    if held <= size:
+        base = tuple(k for k, c in in_suit for _ in range(c))
+        rest = [(k, c) for k, c in enumerate(counts) if c and ctx.suit[k] != suit]
+        return [base + extra for extra in sub_multisets(rest, size - held)]
+    if size == 1:
+        return [(k,) for k, _ in in_suit]
+    hand = _hand(counts)
+    return [
+        play for play in sub_multisets(in_suit, size) if check_follow(ctx, lead, hand, play) is None
+    ]
+
+
+def _kinds_of(steps: Sequence[Sequence[int]]) -> list[int]:
+    return [k for step in steps for k in step]
+
+
+def standing_throw(
+    table: Table, hands: Sequence[Counts], seat: int, suit: int
+) -> tuple[tuple[int, ...], tuple[Unit, ...]] | None:
+    """The throw ``seat`` leads in ``suit`` that stands, or None when none of two units does.
+
+    All the seat's cards of the suit, less every unit another seat beats, again until the
+    rest stands (R-THROW-CHECK): at most one throw check per card held.
+    """
+    ctx = table.context
+    cards = [k for k in _kinds_of(ctx.steps[suit]) for _ in range(hands[seat][k])]
+    others = [_hand(h) for h in hands]
+    while cards:
+        units = lead_units(ctx, cards)
+        if len(units) < 2:
+            return None
+        verdict = check_throw(ctx, table.ruleset.throw, seat, cards, others)
+        if verdict.stands:
+            return tuple(cards), verdict.units
+        for unit in {beat.unit for beat in verdict.beaten}:
+            for k in unit.cards():
+                cards.remove(k)
+    return None
+
+
+def lead_options(table: Table, hands: Sequence[Counts], seat: int) -> list[Play]:
+    """The leads searched: every unit the seat can cut, then each suit's standing throw."""
+    ctx = table.context
+    counts = hands[seat]
+    leads: list[Play] = []
+    suits = set()
+    for k in range(KINDS):
+        if counts[k]:
+            suits.add(ctx.suit[k])
+            for unit in units_containing_lowest(ctx, counts, k, counts[k]):
+                leads.append(Play(seat, tuple(unit.cards()), (unit,)))
+    if table.ruleset.throw.allowed:
+        for suit in sorted(suits):
+            throw = standing_throw(table, hands, seat, suit)
+            if throw is not None:
+                leads.append(Play(seat, *throw))
+    return leads
+
+
+def equivalent_cards(
+    table: Table, hands: Sequence[Counts], seat: int, trick: Sequence[Sequence[int]]
+) -> dict[int, tuple[int, ...]]:
+    """Classes of the seat's cards that no play can tell apart: kind -> its class, low first.
+
+    A class is a run of kinds of one effective suit, each held once by ``seat`` and nowhere
+    else in play (the other hands and ``trick``, the cards on the table), of equal points,
+    with no other card in play ordered between them or level with one of them. Swapping
+    two of them changes no comparison with a card in play, no unit (none is a pair), no
+    throw check and no score: the plays differ only in names. One scan of the deck and of
+    the suits the seat holds such cards in.
+    """
+    total = [sum(column) for column in zip(*hands, strict=True)]
+    for cards in trick:
+        for k in cards:
+            total[k] += 1
+    return _classes(table, total, hands[seat])
+
+
+def _classes(table: Table, total: Sequence[int], own: Counts) -> dict[int, tuple[int, ...]]:
+    """``equivalent_cards`` from the cards in play per kind (``total``) and the seat's own."""
+    ctx = table.context
+    alone = [k for k in range(KINDS) if own[k] == 1 and total[k] == 1]
+    classes: dict[int, tuple[int, ...]] = {}
+    if len(alone) < 2:
+        return classes
+    for suit in sorted({ctx.suit[k] for k in alone}):
+        run: list[int] = []
+        for step in ctx.steps[suit]:
+            in_play = [k for k in step if total[k]]
+            if not in_play:
+                continue
+            members = [k for k in in_play if own[k] == 1 and total[k] == 1]
+            whole = len(members) == len(in_play) and _one_points(members)
+            if whole and (not run or POINTS[run[0]] == POINTS[members[0]]):
+                run.extend(members)
+                continue
+            _close(run, classes)
+            run = members if whole else []
+        _close(run, classes)
+    return classes
+
+
+def _one_points(kinds: Sequence[int]) -> bool:
+    return all(POINTS[k] == POINTS[kinds[0]] for k in kinds)
+
+
+def _close(run: list[int], classes: dict[int, tuple[int, ...]]) -> None:
+    if len(run) >= 2:
+        members = tuple(run)
+        for k in run:
+            classes[k] = members
+
+
+def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+    """The play with each class's cards replaced by as many of its lowest members."""
+    used: dict[tuple[int, ...], int] = {}
+    kept: list[int] = []
+    for k in cards:
+        members = classes.get(k)
+        if members is None:
+            kept.append(k)
+        else:
+            used[members] = used.get(members, 0) + 1
+    for members, n in used.items():
+        kept.extend(members[:n])
+    return tuple(sorted(kept))
+
+
+Classes = tuple[dict[int, tuple[int, ...]], ...]
+"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick."""
+
+LOW, HIGH = -(1 << 30), 1 << 30
+
+
+@dataclass(slots=True)
+class Solver:
+    """Alpha-beta over one hand's end, with its transposition table and node count.
+
+    ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
+    and the last trick's own bonus); ``nodes`` counts the positions visited, all calls
+    together, and past ``budget`` a call raises ``BudgetExceeded``, as it does once
+    ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
+    trick start (the four count vectors and the leader), the bounds proved on its value,
+    and is shared by every call. Plays are tried likely-best first (big and high leads; a
+    follow that wins the trick for its side, with points, before one that loses it, without).
+    Worst case: the game tree, the product over plays of the options searched (see
+    ``lead_options`` and ``legal_follows``); the budget is the bound that holds.
+    """
+
+    game: Endgame
+    budget: int
+    stopped: Callable[[], bool] | None = None
+    nodes: int = 0
+    table: dict[bytes, tuple[int, int]] = field(default_factory=dict)
+    _starts: dict[bytes, tuple[Classes, list[Play]]] = field(default_factory=dict)
+    _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+    _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
+    _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
+        default_factory=dict
+    )
+    _factor: int = 1
+    _most: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._factor = self.game.table.ruleset.kitty.last_trick_factor
+
+    def _kitty_most(self, cards: int) -> int:
+        """The largest kitty bonus a last lead of at most ``cards`` cards can bring."""
+        most = self._most.get(cards)
+        if most is None:
+            rules = self.game.table.ruleset
+            # Every shape of that many cards or fewer, and a throw of two such units.
+            shapes = [Unit(w, tuple(range(n))) for w in (1, 2, 3) for n in range(1, cards // w + 1)]
+            leads = [(unit,) for unit in shapes] + [(unit, unit) for unit in shapes]
+            multiplier = max(kitty_multiplier(rules, lead) for lead in leads)
+            most = self._most[cards] = kitty_bonus(rules, self.game.kitty, multiplier)
+        return most
+
+    def plays(self, position: Position) -> list[Play]:
+        """The plays searched for the seat to play, one per class of equivalent plays."""
+        seat = position.seat
+        classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
+        if not position.plays:
+            return self._leads(position.hands, seat, classes)
+        return self._follow_plays(
+            position.hands, position.leader, position.plays, position.lead, classes
+        )
+
+    def _leads(
+        self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
+    ) -> list[Play]:
+        table = self.game.table
+        strength = table.context.strength
+        found: dict[tuple[int, ...], Play] = {}
+        for lead in lead_options(table, hands, seat):
+            key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
+            if key not in found:
+                units = lead.units if key == tuple(sorted(lead.cards)) else ()
+                found[key] = Play(seat, key, units or lead_units(table.context, key))
+        # Big leads first, then high ones: the likely winners.
+        return sorted(found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top]))
+
+    def _follow_plays(
+        self,
+        hands: Sequence[Counts],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: dict[int, tuple[int, ...]],
+    ) -> list[Play]:
+        seat = (leader + len(plays)) % 4
+        key = (hands[seat], lead)
+        follows = self._follows.get(key)
+        if follows is None:
+            follows = legal_follows(self.game.table, hands[seat], lead, len(plays[0]))
+            self._follows[key] = follows
+        if classes:
+            follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+        if len(follows) > 1:
+            follows = self._order(leader, plays, lead, seat, follows)
+        return [Play(seat, cards) for cards in follows]
+
+    def _order(
+        self,
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        seat: int,
+        follows: list[tuple[int, ...]],
+    ) -> list[tuple[int, ...]]:
+        """Follows that take the trick for the seat's side first, with points; then the rest."""
+        ctx = self.game.table.context
+        strength = ctx.strength
+        keyed = []
+        for cards in follows:
+            won = (leader + self._winner(lead, (*plays[1:], cards))) % 4
+            points = sum(POINTS[k] for k in cards)
+            high = sum(strength[k] for k in cards)
+            ours = won % 2 == seat % 2
+            keyed.append(((0, -points, high) if ours else (1, points, high), cards))
+        keyed.sort()
+        return [cards for _, cards in keyed]
+
+    def _winner(self, lead: tuple[Unit, ...], follows: tuple[tuple[int, ...], ...]) -> int:
+        """``trick_winner``, remembered: the same cards meet again in other positions."""
+        if len(lead) == 1 and lead[0].size == 1:
+            return trick_winner(self.game.table.context, lead, follows)
+        key = (lead, follows)
+        won = self._winners.get(key)
+        if won is None:
+            won = self._winners[key] = trick_winner(self.game.table.context, lead, follows)
+        return won
+
+    def trick_points(self, position: Position, won: int) -> int:
+        """What the defenders take from a complete trick ``won`` by a seat: its points, and
+        at the end of the hand the kitty.
+
+        The last trick won by a defender adds the kitty's points times the multiplier of
+        its lead (R-KITTY) and the ruleset's bonus on the trick's own points.
+        """
+        return self._taken(position.plays, position.lead, won, not any(position.hands[0]))
+
+    def _taken(
+        self, plays: Sequence[Sequence[int]], lead: tuple[Unit, ...], won: int, last: bool
+    ) -> int:
+        if not self.game.defends(won):
+            return 0
+        cards = [k for play in plays for k in play]
+        points = sum(POINTS[k] for k in cards)
+        if not last:
+            return points
+        rules = self.game.table.ruleset
+        return points + self._kitty_bonus(lead) + last_trick_bonus(rules, cards)
+
+    def after(self, position: Position, play: Play) -> tuple[Position, int]:
+        """The position after ``play`` and the defenders' points it settles (a trick's end)."""
+        child = position.play(play)
+        if len(child.plays) < 4:
+            return child, 0
+        offset = trick_winner(self.game.table.context, child.lead, child.plays[1:])
+        won = (child.leader + offset) % 4
+        return Position(child.hands, won), self.trick_points(child, won)
+
+    def _kitty_bonus(self, lead: tuple[Unit, ...]) -> int:
+        bonus = self._kitty.get(lead)
+        if bonus is None:
+            rules = self.game.table.ruleset
+            bonus = kitty_bonus(rules, self.game.kitty, kitty_multiplier(rules, lead))
+            self._kitty[lead] = bonus
+        return bonus
+
+    def value(self, position: Position) -> int:
+        """The points the defenders add from ``position`` under perfect play by both sides."""
+        hands = position.hands
+        if not position.plays:
+            return self._start(hands, position.leader, LOW, HIGH)
+        table = self.game.table
+        classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
+        lead = position.lead
+        return self._trick(hands, position.leader, position.plays, lead, classes, [], LOW, HIGH)
+
+    def _start(self, hands: tuple[Counts, ...], leader: int, alpha: int, beta: int) -> int:
+        """The value of a trick about to be led, through the transposition table."""
+        left = sum(hands[leader])
+        if not left:
+            return 0
+        if left == 1:
+            return self._last_single(hands, leader)
+        # Nothing to gain beyond the points still held, counted as the last trick may count
+        # them, and the kitty at its largest multiplier: a bound that cuts without a search.
+        most = sum(sum(map(mul, hand, POINTS)) for hand in hands) * self._factor
+        most += self._kitty_most(left)
+        if most <= alpha:
+            return most
+        if beta <= 0:
+            return 0
+        key = b"".join(hands) + bytes((leader,))
+        low, high = self.table.get(key, (LOW, HIGH))
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        a, b = max(alpha, low), min(beta, high)
+        start = self._starts.get(key)
+        if start is None:
+            table = self.game.table
+            total = [sum(column) for column in zip(*hands, strict=True)]
+            classes = tuple(_classes(table, total, hands[s]) for s in range(4))
+            start = self._starts[key] = (classes, self._leads(hands, leader, classes[leader]))
+        value = self._trick(hands, leader, (), (), start[0], start[1], a, b)
+        if value <= a:
+            high = value
+        elif value >= b:
+            low = value
+        else:
+            low = high = value
+        self.table[key] = (low, high)
+        return value
+
+    def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
+        """The last trick when each seat holds one card: every play is forced."""
+        self.nodes += 1
+        plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
+        lead = (Unit(1, plays[0]),)
+        won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
+        return self._taken(plays, lead, won, True)
+
+    def _trick(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: Classes,
+        leads: list[Play],
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The value of a trick under way (``plays`` so far), fail-soft alpha-beta."""
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
+        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
+            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
+        n = len(plays)
+        seat = (leader + n) % 4
+        maximise = self.game.defends(seat)
+        best = LOW if maximise else HIGH
+        options = leads if n == 0 else self._follow_plays(hands, leader, plays, lead, classes[seat])
+        for play in options:
+            after = list(hands)
+            after[seat] = _without(hands[seat], play.cards)
+            now = (*plays, play.cards)
+            answered = play.units if n == 0 else lead
+            if n < 3:
+                value = self._trick(tuple(after), leader, now, answered, classes, [], alpha, beta)
+            else:
+                won = (leader + self._winner(answered, now[1:])) % 4
+                last = not any(after[0])
+                gained = self._taken(now, answered, won, last)
+                value = gained
+                if not last:
+                    value += self._start(tuple(after), won, alpha - gained, beta - gained)
+            if maximise:
+                if value > best:
+                    best = value
+                    alpha = max(alpha, value)
+            elif value < best:
+                best = value
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return best
+
+    def line(self, position: Position) -> list[Play]:
+        """A line of perfect play from ``position`` to the end of the hand."""
+        line: list[Play] = []
+        while not position.over:
+            target = self.value(position)
+            for play in self.plays(position):
+                child, gained = self.after(position, play)
+                if gained + self.value(child) == target:
+                    line.append(play)
+                    position = child
+                    break
+        return line

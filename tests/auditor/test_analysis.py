@@ -1,0 +1,227 @@
+"""The endgame solver against plain minimax, and the analysis of a hand's end (R-WIN, R-KITTY).
+
+The reference below searches every legal play with no pruning, no transposition table and
+no merging: every legal follow is found by trying every multiset of the follower's whole
+hand against the engine's follow check, and the hand is scored by ``engine.score_hand``.
+Leads are the solver's own lead set (every unit, and each suit's standing throw:
+docs/analysis.md says why no other lead is searched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from chaodipi.auditor.analysis import analyse_game
+from chaodipi.auditor.audit import audit_game
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.auditor.reading import read_game
+from chaodipi.auditor.wire import SUITS_BY_PROTO
+from chaodipi.engine import POINTS, Hand, Table, get_ruleset, parse_cards, score_hand
+from chaodipi.engine.follow import check_follow
+from chaodipi.engine.solver import (
+    BudgetExceeded,
+    Endgame,
+    Play,
+    Position,
+    Solver,
+    equivalent_cards,
+    lead_options,
+    legal_follows,
+)
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit
+
+RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
+LEAVES = 60_000
+"""Leaves the reference may visit in one example; a larger game tree is not drawn."""
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _window(ruleset: str, seed: int, k: int) -> tuple[Endgame, Position, int]:
+    """A generated hand's last ``k`` tricks: the game, the position, the points before."""
+    record = generate_hand(ruleset, seed=seed)
+    read = read_game(record)
+    assert not isinstance(read, list)
+    report = audit_game(record, steps=True)
+    start = len(record.tricks) - k
+    steps = report.steps
+    first = next(i for i, s in enumerate(steps) if s.HasField("trick") and s.trick >= start)
+    state = steps[first - 1]
+    computed = report.computed
+    table = Table(read.ruleset, computed.trump.level, SUITS_BY_PROTO[computed.trump.suit])
+    game = Endgame(table, computed.dealer, tuple(parse_cards(list(state.kitty))))
+    hands = [parse_cards(list(h.cards)) for h in state.hands]
+    return game, Position.start(hands, record.tricks[start].leader), state.defenders_points_so_far
+
+
+def _every_follow(
+    game: Endgame, counts: bytes, lead: Sequence[Unit], size: int
+) -> set[tuple[int, ...]]:
+    cards = [k for k, c in enumerate(counts) for _ in range(c)]
+    hand = Hand(cards)
+    return {
+        play
+        for play in set(combinations(cards, size))  # sorted, as ``cards`` is
+        if check_follow(game.table.context, lead, hand, play) is None
+    }
+
+
+def _minimax(game: Endgame, position: Position, points: int, leaves: list[int]) -> int:
+    """The defenders' final score over every legal play (no pruning), by ``score_hand``."""
+    table = game.table
+    seat = position.seat
+    if len(position.plays) == 4:
+        offset = trick_winner(table.context, position.lead, position.plays[1:])
+        won = (position.leader + offset) % 4
+        cards = [k for play in position.plays for k in play]
+        taken = sum(POINTS[k] for k in cards) if game.defends(won) else 0
+        if any(position.hands[0]):
+            return _minimax(game, Position(position.hands, won), points + taken, leaves)
+        leaves[0] += 1
+        if leaves[0] > LEAVES:
+            raise _TooBig
+        return score_hand(
+            table.ruleset,
+            trick_points=points + taken,
+            defenders_won_last_trick=game.defends(won),
+            kitty_cards=game.kitty,
+            last_lead_units=position.lead,
+            last_trick_cards=cards,
+        ).total
+    if position.plays:
+        size = len(position.plays[0])
+        plays = [
+            Play(seat, cards)
+            for cards in _every_follow(game, position.hands[seat], position.lead, size)
+        ]
+    else:
+        plays = lead_options(table, position.hands, seat)
+    values = [_minimax(game, position.play(play), points, leaves) for play in plays]
+    return max(values) if game.defends(seat) else min(values)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
+def test_r_win_r_kitty_the_solver_equals_plain_minimax(ruleset: str, seed: int, k: int) -> None:
+    game, position, points = _window(ruleset, seed, k)
+    try:
+        expected = _minimax(game, position, points, [0])
+    except _TooBig:
+        assume(False)
+    solver = Solver(game, budget=10**7)
+    assert points + solver.value(position) == expected
+    # The same value again, from the table the first search filled.
+    assert points + solver.value(position) == expected
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
+def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, k: int) -> None:
+    game, position, _ = _window(ruleset, seed, k)
+    lead = lead_options(game.table, position.hands, position.seat)[0]
+    after = position.play(lead)
+    for seat in (1, 2, 3):
+        seat = (position.leader + seat) % 4
+        generated = legal_follows(game.table, after.hands[seat], lead.units, len(lead.cards))
+        assert len(generated) == len({tuple(sorted(play)) for play in generated})
+        assert {tuple(sorted(play)) for play in generated} == _every_follow(
+            game, after.hands[seat], lead.units, len(lead.cards)
+        )
+
+
+def _game(trump: str, kitty: str, dealer: int = 0, ruleset: str = "classic") -> Endgame:
+    return Endgame(Table(get_ruleset(ruleset), "2", trump), dealer, tuple(parse_cards(kitty)))
+
+
+def _start(hands: Sequence[str], leader: int) -> Position:
+    return Position.start([parse_cards(h) for h in hands], leader)
+
+
+def test_r_kitty_a_pair_led_last_by_a_defender_takes_the_kitty_four_times() -> None:
+    game = _game("H", "SK D5")  # 15 points in the kitty
+    position = _start(["S3 S3", "SA SA", "S4 S6", "S7 S8"], leader=1)
+    assert Solver(game, 1000).value(position) == 15 * 4
+
+
+def test_r_kitty_changshu_counts_the_last_tricks_points_twice() -> None:
+    game = _game("H", "SK", ruleset="changshu")  # 10 points, ×2 whatever the shape
+    position = _start(["S3", "SQ", "S4", "S5"], leader=1)
+    assert Solver(game, 1000).value(position) == 5 * 2 + 10 * 2
+
+
+def test_r_win_a_trump_pair_beats_a_led_pair_but_two_trump_singles_do_not() -> None:
+    game = _game("H", "")
+    # Seat 1 (a defender) is void in spades: its trump pair takes ♠K ♠K, two trumps cannot.
+    pair = _start(["SK SK", "H3 H3", "S4 S6", "S7 S8"], leader=0)
+    singles = _start(["SK SK", "H3 H4", "S4 S6", "S7 S8"], leader=0)
+    assert Solver(game, 1000).value(pair) == 20
+    assert Solver(game, 1000).value(singles) == 0
+
+
+def test_r_win_the_first_of_equal_cards_wins() -> None:
+    # Other-suit level cards are equal trumps: the first played keeps the trick.
+    game = _game("H", "")
+    position = _start(["S2", "C2", "D5", "DK"], leader=0)
+    assert Solver(game, 1000).value(position) == 0
+
+
+def test_equivalent_cards_merge_only_what_no_card_in_play_tells_apart() -> None:
+    game = _game("H", "")
+    hands = _start(["S3 S4 S6 SK", "S5 SA", "D3", "D4"], leader=0).hands
+    classes = equivalent_cards(game.table, hands, 0, [])
+    # ♠3 ♠4 are adjacent and pointless; ♠5 (held by seat 1) separates ♠6; ♠K has points.
+    assert classes[parse_cards("S3")[0]] == tuple(parse_cards("S3 S4"))
+    assert parse_cards("S6")[0] not in classes and parse_cards("SK")[0] not in classes
+
+
+def test_the_solver_stops_at_its_budget_and_gives_no_value() -> None:
+    game, position, _ = _window("classic", 5, 4)
+    with pytest.raises(BudgetExceeded):
+        Solver(game, budget=10).value(position)
+
+
+def test_analysis_costs_are_zero_on_best_plays_and_add_up_to_the_difference() -> None:
+    for seed in range(4):
+        analysis = analyse_game(generate_hand("anhui", seed=seed), window=3)
+        assert analysis.analysed, analysis.reason
+        assert all(play.cost >= 0 for play in analysis.plays)
+        for play in analysis.plays:
+            assert (play.cost == 0) == (not play.best)
+        assert len(analysis.plays) == sum(
+            len(t.plays) for t in generate_hand("anhui", seed=seed).tricks[-3:]
+        )
+
+
+def test_analysis_of_a_hand_over_budget_is_not_analysed() -> None:
+    analysis = analyse_game(generate_hand("classic", seed=0), window=4, budget=50)
+    assert not analysis.analysed and not analysis.plays
+    assert "not analysed" in analysis.reason
+
+
+def test_analysis_of_a_hand_cut_short_or_never_played_is_not_analysed() -> None:
+    cut = generate_hand("classic", seed=3)
+    del cut.tricks[-1]  # the hands still hold the last trick's cards: not the hand's end
+    analysis = analyse_game(cut, window=2)
+    assert (analysis.analysed, analysis.why) == (False, "breach")
+    unplayed = generate_hand("classic", seed=3)
+    del unplayed.tricks[:]
+    analysis = analyse_game(unplayed)
+    assert (analysis.analysed, analysis.why) == (False, "unsupported")
+
+
+def test_analysis_with_a_breach_in_the_window_is_not_analysed() -> None:
+    hand = generate_hand("classic", seed=21)
+    last = hand.tricks[-1].plays
+    last[1].cards[0], last[2].cards[0] = last[2].cards[0], last[1].cards[0]
+    analysis = analyse_game(hand, window=2)
+    assert (analysis.analysed, analysis.why) == (False, "breach") and not analysis.plays
