@@ -131,9 +131,7 @@ def test_r_throw_penalty_no_stake_units_outside_shuangsheng() -> None:
     assert not record.claim.HasField("stake_units")
     record.claim.stake_units = 1
     wrong = [f.message for f in audit_game(record).findings if f.code == "PENALTY_MISMATCH"]
-    assert wrong == [
-        "no table stake (底金) is due in this hand; 1 unit was claimed"
-    ]
+    assert wrong == ["no table stake (底金) is due in this hand; 1 unit was claimed"]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
