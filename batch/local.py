@@ -37,11 +37,13 @@ class LocalBackend:
         # caller starts threads (the progress bar's refresher) that a fork would copy mid-lock.
         self._pool.submit(audit_chunk, [], "json").result()
 
-    def map(self, chunks: Iterable[list[Unit]], mode: Mode) -> Iterator[list[Result]]:
+    def map(
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+    ) -> Iterator[list[Result]]:
         """Results chunk by chunk as workers finish them; a new chunk goes in as one comes out."""
         pending: set[Future[list[Result]]] = set()
         for chunk in chunks:
-            pending.add(self._pool.submit(audit_chunk, chunk, mode))
+            pending.add(self._pool.submit(audit_chunk, chunk, mode, window))
             if len(pending) >= self.window:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:

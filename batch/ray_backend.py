@@ -77,12 +77,14 @@ class RayBackend:
         self.window = 2 * self.workers
         self._task = ray.remote(num_cpus=1)(audit_chunk)
 
-    def map(self, chunks: Iterable[list[Unit]], mode: Mode) -> Iterator[list[Result]]:
+    def map(
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+    ) -> Iterator[list[Result]]:
         """Results chunk by chunk as tasks finish; a new task is submitted as one completes."""
         ray = self._ray
         pending: list[Any] = []
         for chunk in chunks:
-            pending.append(self._task.remote(chunk, mode))
+            pending.append(self._task.remote(chunk, mode, window))
             if len(pending) >= self.window:
                 ready, pending = ray.wait(pending, num_returns=1)
                 yield ray.get(ready[0])

@@ -22,6 +22,9 @@ class Row:
     codes: dict[str, int] = field(default_factory=dict)
     players: dict[str, list[int]] = field(default_factory=dict)  # id -> [hands, breaches]
     error: str = ""
+    analysed: int = 0  # hands whose end the solver analysed (``--analyze``)
+    not_analysed: dict[str, int] = field(default_factory=dict)  # why -> hands
+    endgame: dict[str, list[int]] = field(default_factory=dict)  # id -> [hands, points lost]
 
     def to_json(self) -> dict[str, object]:
         """The row as a JSON object (the ledger's line)."""

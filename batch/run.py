@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Literal, Protocol
@@ -19,6 +19,7 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import audit_game, audit_match
+from chaodipi.auditor.analysis import analyse_game
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
@@ -61,7 +62,31 @@ def _tally(
             seats[ids[pos.seat]][1] += 1
 
 
-def _audit_unit(unit: Unit, mode: Mode) -> Result:
+@dataclass
+class _Endgames:
+    """A unit's hands analysed at their end (``--analyze``): counts and points lost by player."""
+
+    analysed: int = 0
+    not_analysed: Counter[str] = field(default_factory=Counter)
+    players: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(
+        self, record: records_pb2.GameRecord, players: Sequence[records_pb2.Player], window: int
+    ) -> None:
+        analysis = analyse_game(record, window=window)
+        if not analysis.analysed:
+            self.not_analysed[analysis.why] += 1
+            return
+        self.analysed += 1
+        ids = [p.id or p.display_name for p in players]
+        for seat, lost in enumerate(analysis.lost_by_seat()):
+            if seat < len(ids) and ids[seat]:
+                tally = self.players.setdefault(ids[seat], [0, 0])
+                tally[0] += 1
+                tally[1] += lost
+
+
+def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
     unit_id, digest, payload, problem = unit
     if problem:
         return Result(Row(unit_id, digest, "unreadable", error=problem))
@@ -70,6 +95,7 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
         return Result(Row(unit_id, digest, "unreadable", error=record))
     codes: Counter[str] = Counter()
     seats: dict[str, list[int]] = {}
+    endgames = _Endgames()
     report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport
     if record.WhichOneof("record") == "game":
         game = record.game
@@ -79,6 +105,8 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
         counts = (report.breaches, report.scoring_errors, report.warnings)
         if not rejections:
             _tally(report, game.players, codes, seats)
+            if window:
+                endgames.add(game, game.players, window)
     else:
         match = record.match
         report = audit_match(match)
@@ -86,6 +114,8 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
         rejections = list(report.rejections) + [v for h in report.hands for v in h.rejections]
         for hand_record, hand in zip(match.hands, report.hands, strict=False):
             _tally(hand, hand_record.players or match.players, codes, seats)
+            if window and not hand.rejections:
+                endgames.add(hand_record, hand_record.players or match.players, window)
         codes.update(f.code for f in report.findings)
         severities = Counter(f.severity for f in report.findings)
         counts = (
@@ -106,6 +136,9 @@ def _audit_unit(unit: Unit, mode: Mode) -> Result:
         codes=dict(sorted(codes.items())),
         players=dict(sorted(seats.items())),
         error="; ".join(f"{v.field}: {v.description}" for v in rejections),
+        analysed=endgames.analysed,
+        not_analysed=dict(sorted(endgames.not_analysed.items())),
+        endgame=dict(sorted(endgames.players.items())),
     )
     if mode == "json":
         return Result(row, _report_json(report))
@@ -148,17 +181,21 @@ def _report_frame(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) ->
     return encode_varint(len(inner)) + inner
 
 
-def _guarded(unit: Unit, mode: Mode) -> Result:
+def _guarded(unit: Unit, mode: Mode, window: int) -> Result:
     try:
-        return _audit_unit(unit, mode)
+        return _audit_unit(unit, mode, window)
     except Exception as exc:  # the auditor never raises on data: this is a bug, seen per record
         # One bad record must not stop a corpus of thousands, nor lose the rest of its chunk.
         return Result(Row(unit[0], unit[1], "failed", error=f"{type(exc).__name__}: {exc}"))
 
 
-def audit_chunk(chunk: Sequence[Unit], mode: Mode) -> list[Result]:
-    """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises."""
-    return [_guarded(unit, mode) for unit in chunk]
+def audit_chunk(chunk: Sequence[Unit], mode: Mode, window: int = 0) -> list[Result]:
+    """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises.
+
+    With ``window`` > 0, each hand audited without rejections also has its last ``window``
+    tricks analysed by the endgame solver (``chaodipi.auditor.analysis``), into the row.
+    """
+    return [_guarded(unit, mode, window) for unit in chunk]
 
 
 class Backend(Protocol):
@@ -167,8 +204,11 @@ class Backend(Protocol):
     name: str
     workers: int
 
-    def map(self, chunks: Iterable[list[Unit]], mode: Mode) -> Iterator[list[Result]]:
-        """Results chunk by chunk, in completion order; pulls chunks only as slots free up."""
+    def map(
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+    ) -> Iterator[list[Result]]:
+        """Results chunk by chunk, in completion order; pulls chunks only as slots free up
+        (``window``: tricks analysed at each hand's end, 0 for none; see ``audit_chunk``)."""
         ...
 
     def close(self) -> None:
@@ -226,6 +266,7 @@ def run_batch(
     control: Control | None = None,
     on_chunk: Callable[[Summary], None] | None = None,
     exclude: Iterable[Path] = (),
+    analyze: int = 0,
 ) -> Summary:
     """Audit every record in ``sources`` into ``sink`` and return the summary.
 
@@ -233,7 +274,8 @@ def run_batch(
     keeps its ledger) are skipped and counted in the summary as earlier work. ``on_chunk`` runs
     after each chunk is written (the progress bar, or a test stopping the run through
     ``control``). The sink is closed on return, on a stop and on an exception, so its ledger
-    always matches what it wrote.
+    always matches what it wrote. ``analyze`` > 0 analyses that many tricks at each hand's end
+    (``audit_chunk``); the summary then counts the hands analysed and the points players lost.
     """
     control = control or Control()
     summary = Summary(backend=backend.name, workers=backend.workers)
@@ -246,7 +288,8 @@ def run_batch(
     start = time.perf_counter()
     try:
         todo = (u for u in units(expand(sources, exclude=exclude)) if (u[0], u[1]) not in done)
-        for results in backend.map(_chunks(todo, chunk_size, control), sink.mode):
+        chunks = _chunks(todo, chunk_size, control)
+        for results in backend.map(chunks, sink.mode, analyze):
             sink.write(results)
             for result in results:
                 summary.add(result.row, new=True)

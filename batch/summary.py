@@ -47,6 +47,9 @@ class Summary:
     elapsed: float = 0.0
     interrupted: bool = False
     destination: str = ""
+    analysed: int = 0
+    not_analysed: Counter[str] = field(default_factory=Counter)
+    endgame: dict[str, list[int]] = field(default_factory=dict)  # id -> [hands, points lost]
 
     @property
     def findings(self) -> int:
@@ -88,6 +91,12 @@ class Summary:
             )
             if len(self.tables) > 4 * TOP:
                 self.tables = sorted(self.tables, key=_table_key)[:TOP]
+        self.analysed += row.analysed
+        self.not_analysed.update(row.not_analysed)
+        for pid, (hands, lost) in row.endgame.items():
+            tally = self.endgame.setdefault(pid, [0, 0])
+            tally[0] += hands
+            tally[1] += lost
 
     def worst_tables(self) -> list[dict[str, Any]]:
         """Records with the most breaches (then most findings, then by unit id)."""
@@ -107,6 +116,23 @@ class Summary:
                 "breaches_per_hand": round(breaches / hands, 4),
             }
             for pid, hands, breaches in ranked[:TOP]
+        ]
+
+    def endgame_players(self) -> list[dict[str, Any]]:
+        """Players who lost the most points per analysed hand's end (their side's loss against
+        its best play, summed over their own plays)."""
+        ranked = sorted(
+            ((pid, hands, lost) for pid, (hands, lost) in self.endgame.items() if hands),
+            key=lambda p: (-p[2] / p[1], -p[2], p[0]),
+        )
+        return [
+            {
+                "player": pid,
+                "hands": hands,
+                "points_lost": lost,
+                "points_lost_per_hand": round(lost / hands, 2),
+            }
+            for pid, hands, lost in ranked[:TOP]
         ]
 
     @property
@@ -138,6 +164,11 @@ class Summary:
             },
             "worst_tables": self.worst_tables(),
             "worst_players": self.worst_players(),
+            "endgame": {
+                "analysed": self.analysed,
+                "not_analysed": dict(sorted(self.not_analysed.items())),
+                "players": self.endgame_players(),
+            },
             "elapsed_seconds": round(self.elapsed, 3),
             "hands_per_second": round(self.hands_per_second, 1),
         }
@@ -187,10 +218,32 @@ class Summary:
                     f"{p['breaches_per_hand']:.4f}",
                 )
             console.print(ranked)
+        if self.analysed or self.not_analysed:
+            self._render_endgame(console)
         console.print(
             f"{self.elapsed:.1f} s, {self.hands_per_second:,.0f} hands/s "
             f"({self.backend}, {_count(self.workers, 'worker')}) → {escape(self.destination)}"
         )
+
+    def _render_endgame(self, console: Console) -> None:
+        why = ", ".join(f"{n:,} {reason}" for reason, n in sorted(self.not_analysed.items()))
+        console.print(
+            f"endgame analysis: {_count(self.analysed, 'hand')} analysed"
+            + (f"; not analysed: {why}" if why else "")
+        )
+        players = self.endgame_players()
+        if players:
+            ranked = Table(
+                "player", "hands", "points lost", "per hand", title="Points lost in endgames"
+            )
+            for p in players:
+                ranked.add_row(
+                    Text(p["player"]),
+                    f"{p['hands']:,}",
+                    f"{p['points_lost']:,}",
+                    f"{p['points_lost_per_hand']:.2f}",
+                )
+            console.print(ranked)
 
 
 def _count(n: int, word: str, plural: str = "") -> str:

@@ -135,6 +135,24 @@ def audit_batch_command(
             help="Done-ledger of a database run (default: in the data folder's batch/).",
         ),
     ] = None,
+    analyze: Annotated[
+        bool,
+        typer.Option(
+            "--analyze",
+            metavar="",
+            help="Also solve each hand's last tricks (see chaodipi analyze): the summary counts "
+            "the hands analysed and ranks players by points lost in endgames.",
+        ),
+    ] = False,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            "--window",
+            metavar="K",
+            min=1,
+            help="Tricks --analyze solves at each hand's end (default: 4).",
+        ),
+    ] = None,
     json_out: Annotated[
         str | None,
         typer.Option(
@@ -149,6 +167,7 @@ def audit_batch_command(
     Ctrl-C stops cleanly: work in flight is finished and written, the partial summary is shown,
     and a rerun with --resume carries on. A second Ctrl-C stops at once.
     """
+    from chaodipi.auditor.analysis import WINDOW
     from chaodipi.batch.run import DEFAULT_CHUNK, Control
     from chaodipi.batch.sinks import is_database_url
     from chaodipi.batch.sources import missing
@@ -167,6 +186,9 @@ def audit_batch_command(
     if backend not in ("local", "ray"):
         error(f"--backend {user(backend)}: expected local or ray")
         raise typer.Exit(2)
+    if window is not None and not analyze:
+        error("--window needs --analyze")
+        raise typer.Exit(2)
     if ray_address is not None and backend != "ray":
         error("--ray-address needs --backend ray")
         raise typer.Exit(2)
@@ -183,6 +205,7 @@ def audit_batch_command(
         engine,
         control,
         chunk_size=chunk_size or DEFAULT_CHUNK,
+        analyze=(window or WINDOW) if analyze else 0,
         exclude=[] if is_database_url(dest) else [Path(dest)],
     )
     summary.render(stdout())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -266,6 +267,55 @@ def test_summary_json_from_the_command(corpus: Path, tmp_path: Path) -> None:
     )
     assert rerun.exit_code == 0, rerun.output
     assert '"new_records": 0' in rerun.stdout
+
+
+def test_analyze_counts_each_hand_as_the_solver_does(corpus: Path, tmp_path: Path) -> None:
+    # The batch's endgame figures are analyse_game's, hand by hand: the clean hands of the corpus
+    # analysed, the planted ones' breaches named, each player's points lost summed.
+    from chaodipi.auditor.analysis import analyse_game
+
+    app = typer.Typer()
+    app.callback()(lambda: None)
+    register(app)
+    report = tmp_path / "summary.json"
+    args = ["audit-batch", str(corpus), "--out", str(tmp_path / "out"), "--workers", "2"]
+    result = CliRunner().invoke(app, [*args, "--analyze", "--window", "2", "--json", str(report)])
+    assert result.exit_code == 0, result.output
+    endgame = json.loads(report.read_text(encoding="utf-8"))["endgame"]
+
+    analysed, why, lost = 0, Counter[str](), dict[str, list[int]]()
+    for unit in units(expand([str(corpus)])):
+        frame = unit[2]
+        if unit[3]:
+            continue  # the broken file: nothing to analyse
+        length_end = next(i for i, byte in enumerate(frame) if not byte & 0x80) + 1
+        record = records_pb2.RecordFile.FromString(frame[length_end:])
+        if record.WhichOneof("record") == "game":
+            hands = [(record.game, record.game.players)]
+        else:
+            hands = [(h, h.players or record.match.players) for h in record.match.hands]
+        for hand, players in hands:
+            analysis = analyse_game(hand, window=2)
+            if not analysis.analysed:
+                why[analysis.why] += 1
+                continue
+            analysed += 1
+            for seat, points in enumerate(analysis.lost_by_seat()):
+                pid = players[seat].id or players[seat].display_name
+                tally = lost.setdefault(pid, [0, 0])
+                tally[0] += 1
+                tally[1] += points
+    assert analysed > 0 and endgame["analysed"] == analysed
+    assert endgame["not_analysed"] == dict(why)
+    for row in endgame["players"]:
+        assert [row["hands"], row["points_lost"]] == lost[row["player"]]
+    assert "endgame analysis:" in result.stdout
+
+    plain = CliRunner().invoke(app, [*args[:3], str(tmp_path / "plain"), "--json", "-"])
+    assert plain.exit_code == 0, plain.output
+    assert '"analysed": 0' in plain.stdout and "endgame analysis:" not in plain.stdout
+    refused = CliRunner().invoke(app, [*args[:3], str(tmp_path / "x"), "--window", "2"])
+    assert refused.exit_code == 2 and "--window needs --analyze" in refused.output
 
 
 def test_command_rejects_a_missing_source(tmp_path: Path) -> None:
