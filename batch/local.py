@@ -35,7 +35,7 @@ class LocalBackend:
         )
         # With fork the pool starts every worker at its first submit: do it now, before the
         # caller starts threads (the progress bar's refresher) that a fork would copy mid-lock.
-        self._pool.submit(audit_chunk, [], "json").result()
+        self._pool.submit(audit_chunk, [], "json", 0).result()
 
     def map(
         self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0

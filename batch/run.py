@@ -189,7 +189,7 @@ def _guarded(unit: Unit, mode: Mode, window: int) -> Result:
         return Result(Row(unit[0], unit[1], "failed", error=f"{type(exc).__name__}: {exc}"))
 
 
-def audit_chunk(chunk: Sequence[Unit], mode: Mode, window: int = 0) -> list[Result]:
+def audit_chunk(chunk: Sequence[Unit], mode: Mode, window: int) -> list[Result]:
     """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises.
 
     With ``window`` > 0, each hand audited without rejections also has its last ``window``
