@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from chaodipi.engine.cards import RANK_LETTERS, CardError, card_token, parse_card
+from chaodipi.engine.cards import KINDS, RANK_LETTERS, CardError, card_token, parse_card
 
 CARD_EXPECTED = (
     "expected a card token: a suit letter S, H, C or D and a rank 2-9, T, J, Q, K, A "
@@ -66,29 +67,88 @@ def is_card(token: str) -> bool:
     return True
 
 
+_CARDS, _RANK, _MESSAGE, _MESSAGES = range(4)
+_CANONICAL = frozenset(card_token(k) for k in range(KINDS))
+"""Every card's canonical token: a record holding only these has no bad card token."""
+_RANKS = frozenset({"", "10", *RANK_LETTERS, *RANK_LETTERS.lower()})
+"""Rank tokens ``rank`` reads (some of them): a record holding only these has no bad rank."""
+_PLANS: dict[Descriptor, list[tuple[FieldDescriptor, str, int]]] = {}
+
+
+def _plan(descriptor: Descriptor) -> list[tuple[FieldDescriptor, str, int]]:
+    """The fields of a message type that may hold a token, in field-number order, and how."""
+    plan = _PLANS.get(descriptor)
+    if plan is None:
+        plan = []
+        for fd in sorted(descriptor.fields, key=lambda fd: fd.number):
+            if fd.full_name in CARD_FIELDS:
+                plan.append((fd, fd.name, _CARDS))
+            elif fd.full_name in RANK_FIELDS:
+                plan.append((fd, fd.name, _RANK))
+            elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+                plan.append((fd, fd.name, _MESSAGES if fd.is_repeated else _MESSAGE))
+        _PLANS[descriptor] = plan
+    return plan
+
+
+def _collect(message: Message, cards: list[str], ranks: list[str]) -> None:
+    """Every card token and rank token in ``message``, visiting only fields that hold them."""
+    for _, name, how in _plan(message.DESCRIPTOR):
+        if how == _CARDS:
+            cards += getattr(message, name)
+        elif how == _MESSAGES:
+            for item in getattr(message, name):
+                _collect(item, cards, ranks)
+        elif how == _MESSAGE:
+            if message.HasField(name):
+                _collect(getattr(message, name), cards, ranks)
+        else:
+            ranks.append(getattr(message, name))
+
+
 def bad_token(message: Message, path: str, json_names: bool) -> tuple[str, str] | None:
     """The path and problem of the first bad card or rank token in ``message``, if any.
 
     Paths use JSON names (``dealtHands.hands[0].cards[3]``) when ``json_names``, else
-    protobuf field names.
+    protobuf field names. Every token is first gathered and looked up in two sets (the usual
+    record, all canonical, ends there); only a record with another token is walked in order.
     """
-    for fd, value in message.ListFields():
-        name = fd.json_name if json_names else fd.name
-        where = f"{path}.{name}" if path else name
-        if fd.full_name in CARD_FIELDS:
+    cards: list[str] = []
+    ranks: list[str] = []
+    _collect(message, cards, ranks)
+    if _CANONICAL.issuperset(cards) and _RANKS.issuperset(ranks):
+        return None
+    return _first_bad(message, path, json_names)
+
+
+def _first_bad(message: Message, path: str, json_names: bool) -> tuple[str, str] | None:
+    """``bad_token``'s answer, field by field in field-number order."""
+    for fd, name, how in _plan(message.DESCRIPTOR):
+        if how == _MESSAGE and not message.HasField(name):
+            continue
+        value = getattr(message, name)
+        found: tuple[str, str] | None = None
+        if how == _CARDS:
             for i, token in enumerate(value):
                 if not is_card(token):
-                    return f"{where}[{i}]", f"bad card token {token!r}: {CARD_EXPECTED}"
-        elif fd.full_name in RANK_FIELDS:
+                    found = f"[{i}]", f"bad card token {token!r}: {CARD_EXPECTED}"
+                    break
+        elif how == _RANK:
             try:
                 rank(value)
             except ValueError as exc:
-                return where, str(exc)
-        elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
-            items = value if fd.is_repeated else [value]
-            for i, item in enumerate(items):
-                sub = f"{where}[{i}]" if fd.is_repeated else where
-                found = bad_token(item, sub, json_names)
+                found = "", str(exc)
+        elif how == _MESSAGE:
+            found = _first_bad(value, "", json_names)
+            if found:
+                found = f".{found[0]}", found[1]
+        else:
+            for i, item in enumerate(value):
+                found = _first_bad(item, "", json_names)
                 if found:
-                    return found
+                    found = f"[{i}].{found[0]}", found[1]
+                    break
+        if found:
+            shown = fd.json_name if json_names else name
+            return (f"{path}.{shown}" if path else shown) + found[0], found[1]
     return None
