@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi import importers
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
@@ -32,17 +34,6 @@ from chaodipi.cli.main import app
 from chaodipi.v1 import records_pb2
 
 SUFFIXES = {"pb": ".pb", "json": ".jsonl", "text": ".txt"}
-
-
-def _build() -> str:
-    """Which build of engine/ and auditor/ this process imported, and from where."""
-    import chaodipi.auditor.tricks
-    import chaodipi.engine.units
-
-    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.tricks)]
-    compiled = [f.suffix == ".so" for f in files]
-    build = "mypyc-compiled" if all(compiled) else "pure Python" if not any(compiled) else "mixed"
-    return f"engine/auditor: {build}, from {files[0].parent.parent}"
 
 
 def _best(rounds: int, work: Callable[[], None]) -> float:
@@ -92,7 +83,7 @@ def main() -> None:
         audit_s = _best(args.rounds, audit_loaded)
         bench_s = _best(args.rounds, in_process)
     n = len(records)
-    print(_build())
+    print(describe_build())
     print(
         f"{n} {args.ruleset} hands, {args.format} file of {size / 1e6:.1f} MB, CPU time, "
         f"best of {args.rounds}, start-up excluded"

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
 
@@ -43,6 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
+    print(describe_build())
     chaodipi = shutil.which("chaodipi")
     if chaodipi is None:
         raise SystemExit("the chaodipi command is not installed (pip install -e .)")
