@@ -3,14 +3,15 @@
 Writes 2,000 generated two-deck hands (a ``.pb`` stream, or ``--format`` json/text) to a
 temporary file, then times, in this process and on one core (CPU time, best of ``--rounds``):
 
-- the command itself, ``chaodipi audit FILE`` run through the CLI app in-process with its
-  output sent to ``/dev/null`` (start-up excluded: the CLI is imported before the clock
-  starts), split into its parts: reading the file (``importers.load``: format detection,
-  parsing, token checks), auditing every record, and the report lines printed;
+- the command itself, ``chaodipi audit FILE`` (with ``--json``: ``chaodipi audit --json
+  FILE``) run through the CLI app in-process with its output sent to ``/dev/null``
+  (start-up excluded: the CLI is imported before the clock starts), split into its parts:
+  reading the file (``importers.load``: format detection, parsing, token checks), auditing
+  every record, and the reports built and printed;
 - the in-process audit of the same records (``audit_game`` + ``SerializeToString``, as
   ``bench/audit.py`` measures it).
 
-    python bench/cli_audit.py [--hands 2000] [--format pb] [--rounds 3]
+    python bench/cli_audit.py [--hands 2000] [--format pb] [--rounds 3] [--json]
 
 It measures the ``chaodipi`` this Python has installed, and says which build it is.
 """
@@ -51,6 +52,7 @@ def main() -> None:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--format", choices=sorted(SUFFIXES), default="pb")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="time chaodipi audit --json FILE")
     args = parser.parse_args()
     records = [
         records_pb2.RecordFile(game=generate_hand(args.ruleset, seed)) for seed in range(args.hands)
@@ -64,7 +66,8 @@ def main() -> None:
 
         def command() -> None:
             with open("/dev/null", "w") as null, contextlib.redirect_stdout(null):
-                app(["audit", str(path)], standalone_mode=False)  # returns the exit code
+                # standalone_mode=False: the exit code is returned, not raised as SystemExit
+                app(["audit", *(["--json"] if args.json else []), str(path)], standalone_mode=False)
 
         def load() -> None:
             importers.load(path)
@@ -88,7 +91,8 @@ def main() -> None:
         f"{n} {args.ruleset} hands, {args.format} file of {size / 1e6:.1f} MB, CPU time, "
         f"best of {args.rounds}, start-up excluded"
     )
-    print(f"chaodipi audit FILE:        {n / cli_s:9,.0f} hands/s ({cli_s / n * 1e6:7.1f} us/hand)")
+    name = "chaodipi audit --json FILE:" if args.json else "chaodipi audit FILE:"
+    print(f"{name:28}{n / cli_s:9,.0f} hands/s ({cli_s / n * 1e6:7.1f} us/hand)")
     print(f"  reading the file:         {load_s / n * 1e6:9.1f} us/hand")
     print(f"  auditing:                 {audit_s / n * 1e6:9.1f} us/hand")
     rest = cli_s - load_s - audit_s
