@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
@@ -75,8 +77,10 @@ _RANKS = frozenset({"", "10", *RANK_LETTERS, *RANK_LETTERS.lower()})
 _PLANS: dict[Descriptor, list[tuple[FieldDescriptor, str, int]]] = {}
 
 
-def _plan(descriptor: Descriptor) -> list[tuple[FieldDescriptor, str, int]]:
-    """The fields of a message type that may hold a token, in field-number order, and how."""
+def _plan(message: Message) -> list[tuple[FieldDescriptor, str, int]]:
+    """The fields of a message's type that may hold a token, in field-number order, and how."""
+    # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
+    descriptor = cast(Descriptor, message.DESCRIPTOR)
     plan = _PLANS.get(descriptor)
     if plan is None:
         plan = []
@@ -93,7 +97,7 @@ def _plan(descriptor: Descriptor) -> list[tuple[FieldDescriptor, str, int]]:
 
 def _collect(message: Message, cards: list[str], ranks: list[str]) -> None:
     """Every card token and rank token in ``message``, visiting only fields that hold them."""
-    for _, name, how in _plan(message.DESCRIPTOR):
+    for _, name, how in _plan(message):
         if how == _CARDS:
             cards += getattr(message, name)
         elif how == _MESSAGES:
@@ -123,7 +127,7 @@ def bad_token(message: Message, path: str, json_names: bool) -> tuple[str, str] 
 
 def _first_bad(message: Message, path: str, json_names: bool) -> tuple[str, str] | None:
     """``bad_token``'s answer, field by field in field-number order."""
-    for fd, name, how in _plan(message.DESCRIPTOR):
+    for fd, name, how in _plan(message):
         if how == _MESSAGE and not message.HasField(name):
             continue
         value = getattr(message, name)
