@@ -46,7 +46,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     print(describe_build())
-    chaodipi = shutil.which("chaodipi")
+    # The command of the Python running this script (its venv's bin/), else the one on PATH.
+    chaodipi = shutil.which("chaodipi", path=str(Path(sys.executable).parent)) or shutil.which(
+        "chaodipi"
+    )
     if chaodipi is None:
         raise SystemExit("the chaodipi command is not installed (pip install -e .)")
     with tempfile.TemporaryDirectory() as folder:
