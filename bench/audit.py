@@ -1,8 +1,8 @@
 """Benchmark: end-to-end audit of generated two-deck hands on one core.
 
-Prints hands per second for parse + replay + report (the bar: 1,000/s), and the
-audit's cost as a multiple of the protobuf parse of the same hands, the floor no
-audit can beat.
+Prints hands per second for parse + replay + report (the bars: 3,500/s pure Python,
+7,000/s compiled), and the audit's cost as a multiple of the protobuf parse of the same
+hands, the floor no audit can beat.
 
     python bench/audit.py [--hands 400] [--ruleset classic] [--rounds 3]
 
