@@ -89,10 +89,26 @@ def _plan(message: Message) -> list[tuple[FieldDescriptor, str, int]]:
                 plan.append((fd, fd.name, _CARDS))
             elif fd.full_name in RANK_FIELDS:
                 plan.append((fd, fd.name, _RANK))
-            elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+            elif fd.message_type is not None and _may_hold_tokens(fd.message_type, set()):
                 plan.append((fd, fd.name, _MESSAGES if fd.is_repeated else _MESSAGE))
         _PLANS[descriptor] = plan
     return plan
+
+
+def _may_hold_tokens(descriptor: Descriptor, seen: set[str]) -> bool:
+    """Whether a message type (a map entry never) can hold a token at any depth.
+
+    A type that cannot (a trick's claim: three ints) is left out of the plans, so its
+    messages are never visited. ``seen`` guards against recursive types."""
+    if descriptor.GetOptions().map_entry or descriptor.full_name in seen:
+        return False
+    seen.add(descriptor.full_name)
+    return any(
+        fd.full_name in CARD_FIELDS
+        or fd.full_name in RANK_FIELDS
+        or (fd.message_type is not None and _may_hold_tokens(fd.message_type, seen))
+        for fd in descriptor.fields
+    )
 
 
 def _collect(message: Message, cards: list[str], ranks: list[str]) -> None:
