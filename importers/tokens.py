@@ -74,10 +74,13 @@ _CANONICAL = frozenset(card_token(k) for k in range(KINDS))
 """Every card's canonical token: a record holding only these has no bad card token."""
 _RANKS = frozenset({"", "10", *RANK_LETTERS, *RANK_LETTERS.lower()})
 """Rank tokens ``rank`` reads (some of them): a record holding only these has no bad rank."""
-_PLANS: dict[Descriptor, list[tuple[FieldDescriptor, str, int]]] = {}
+_Step = tuple[FieldDescriptor, str, int, tuple[str, ...]]
+"""A field that may hold a token: itself, its name, how, and for repeated messages that hold
+card fields only (a trick's plays) their names, read in one loop without a call per message."""
+_PLANS: dict[Descriptor, list[_Step]] = {}
 
 
-def _plan(message: Message) -> list[tuple[FieldDescriptor, str, int]]:
+def _plan(message: Message) -> list[_Step]:
     """The fields of a message's type that may hold a token, in field-number order, and how."""
     # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
     descriptor = cast(Descriptor, message.DESCRIPTOR)
@@ -86,36 +89,42 @@ def _plan(message: Message) -> list[tuple[FieldDescriptor, str, int]]:
         plan = []
         for fd in sorted(descriptor.fields, key=lambda fd: fd.number):
             if fd.full_name in CARD_FIELDS:
-                plan.append((fd, fd.name, _CARDS))
+                plan.append((fd, fd.name, _CARDS, ()))
             elif fd.full_name in RANK_FIELDS:
-                plan.append((fd, fd.name, _RANK))
-            elif fd.message_type is not None and _may_hold_tokens(fd.message_type, set()):
-                plan.append((fd, fd.name, _MESSAGES if fd.is_repeated else _MESSAGE))
+                plan.append((fd, fd.name, _RANK, ()))
+            elif fd.message_type is not None and _holds_tokens(fd, set()):
+                inner = [f for f in fd.message_type.fields if _holds_tokens(f, set())]
+                leaves = tuple(f.name for f in inner if f.full_name in CARD_FIELDS)
+                flat = fd.is_repeated and len(leaves) == len(inner)
+                how = _MESSAGES if fd.is_repeated else _MESSAGE
+                plan.append((fd, fd.name, how, leaves if flat else ()))
         _PLANS[descriptor] = plan
     return plan
 
 
-def _may_hold_tokens(descriptor: Descriptor, seen: set[str]) -> bool:
-    """Whether a message type (a map entry never) can hold a token at any depth.
+def _holds_tokens(fd: FieldDescriptor, seen: set[str]) -> bool:
+    """Whether a field can hold a token at any depth (a map's entries never do).
 
-    A type that cannot (a trick's claim: three ints) is left out of the plans, so its
-    messages are never visited. ``seen`` guards against recursive types."""
-    if descriptor.GetOptions().map_entry or descriptor.full_name in seen:
+    A message field that cannot (a trick's claim: three ints) is left out of the plans, so its
+    messages are never visited. ``seen`` holds the message types entered: recursion stops."""
+    if fd.full_name in CARD_FIELDS or fd.full_name in RANK_FIELDS:
+        return True
+    kind = fd.message_type
+    if kind is None or kind.GetOptions().map_entry or kind.full_name in seen:
         return False
-    seen.add(descriptor.full_name)
-    return any(
-        fd.full_name in CARD_FIELDS
-        or fd.full_name in RANK_FIELDS
-        or (fd.message_type is not None and _may_hold_tokens(fd.message_type, seen))
-        for fd in descriptor.fields
-    )
+    seen.add(kind.full_name)
+    return any(_holds_tokens(inner, seen) for inner in kind.fields)
 
 
 def _collect(message: Message, cards: list[str], ranks: list[str]) -> None:
     """Every card token and rank token in ``message``, visiting only fields that hold them."""
-    for _, name, how in _plan(message):
+    for _, name, how, leaves in _plan(message):
         if how == _CARDS:
             cards += getattr(message, name)
+        elif leaves:
+            for item in getattr(message, name):
+                for leaf in leaves:
+                    cards += getattr(item, leaf)
         elif how == _MESSAGES:
             for item in getattr(message, name):
                 _collect(item, cards, ranks)
@@ -143,7 +152,7 @@ def bad_token(message: Message, path: str, json_names: bool) -> tuple[str, str] 
 
 def _first_bad(message: Message, path: str, json_names: bool) -> tuple[str, str] | None:
     """``bad_token``'s answer, field by field in field-number order."""
-    for fd, name, how in _plan(message):
+    for fd, name, how, _ in _plan(message):
         if how == _MESSAGE and not message.HasField(name):
             continue
         value = getattr(message, name)
