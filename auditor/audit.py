@@ -67,7 +67,8 @@ def settle(replay: HandState, outcome: BiddingOutcome) -> None:
 
 def report_of(replay: HandState) -> audit_pb2.AuditReport:
     """The hand's report: what was computed, every finding (tallied), steps and notes."""
-    report = audit_pb2.AuditReport(ruleset=replay.ruleset.id, computed=replay.computed)
+    report = replay.report
+    report.ruleset = replay.ruleset.id
     report.findings.extend(replay.findings.items)
     report.steps.extend(replay.steps)
     report.notes.extend(replay.notes)

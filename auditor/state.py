@@ -21,10 +21,11 @@ Cleared = tuple[set[int], set[int]]
 class HandState:
     """A hand in replay; ``findings`` grows as the steps go.
 
-    ``hands`` are the seats' cards as the record moves them; ``table`` is set once the
-    bidding has settled trump, with ``dealer``. ``last_lead`` is the lead format the kitty
-    counts (R-KITTY): after a failed throw the forced unit; None after a lead with no legal
-    shape. With ``want_steps`` the state after every step is kept in ``steps``.
+    ``hands`` are the seats' cards as the record moves them; ``computed`` is the part of
+    ``report`` the steps fill in; ``table`` is set once the bidding has settled trump, with
+    ``dealer``. ``last_lead`` is the lead format the kitty counts (R-KITTY): after a failed
+    throw the forced unit; None after a lead with no legal shape. With ``want_steps`` the
+    state after every step is kept in ``steps``.
     ``cleared`` holds the must-play ranks each team cleared in the match's earlier hands
     (R-LEVEL-MUST); scoring reads it and adds what this hand clears.
     """
@@ -35,6 +36,7 @@ class HandState:
     notes: list[str]
     hands: list[Hand]
     kitty: list[int]
+    report: audit_pb2.AuditReport
     computed: audit_pb2.Computed
     defenders_points: int
     table: Table | None
@@ -63,7 +65,10 @@ class HandState:
         self.notes = []
         self.hands = [Hand(cards) for cards in read.hands]
         self.kitty = list(read.kitty)
-        self.computed = audit_pb2.Computed()
+        # The report is filled in place: ``computed`` is its field, never copied into it.
+        self.report = audit_pb2.AuditReport()
+        self.computed = self.report.computed
+        self.computed.SetInParent()  # present in every report, as when it was copied in
         self.defenders_points = 0
         self.table = None
         self.dealer = 0

@@ -1,8 +1,8 @@
 """Benchmark: end-to-end audit of generated two-deck hands on one core.
 
-Prints hands per second for parse + replay + report (the bar: 1,000/s), and the
-audit's cost as a multiple of the protobuf parse of the same hands, the floor no
-audit can beat.
+Prints hands per second for parse + replay + report (the bars: 3,500/s pure Python,
+7,000/s compiled), and the audit's cost as a multiple of the protobuf parse of the same
+hands, the floor no audit can beat.
 
     python bench/audit.py [--hands 400] [--ruleset classic] [--rounds 3]
 
@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from pathlib import Path
+
+from build_info import describe_build  # bench/, beside this script
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.audit import report_of
@@ -28,17 +29,6 @@ from chaodipi.auditor.state import HandState
 from chaodipi.auditor.tricks import play_tricks
 from chaodipi.engine import Table
 from chaodipi.v1 import records_pb2
-
-
-def _build() -> str:
-    """Which build of engine/ and auditor/ this process imported, and from where."""
-    import chaodipi.auditor.tricks
-    import chaodipi.engine.units
-
-    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.tricks)]
-    compiled = [f.suffix == ".so" for f in files]
-    build = "mypyc-compiled" if all(compiled) else "pure Python" if not any(compiled) else "mixed"
-    return f"engine/auditor: {build}, from {files[0].parent.parent}"
 
 
 def _best(rounds: int, work: Callable[[], None]) -> float:
@@ -72,7 +62,7 @@ def main() -> None:
     parse_s = _best(args.rounds, parse)
     audit_s = _best(args.rounds, audit)
     n = len(blobs)
-    print(_build())
+    print(describe_build())
     print(
         f"ruleset {args.ruleset}: {n} hands, {size:.0f} bytes each, CPU time, best of {args.rounds}"
     )

@@ -32,6 +32,8 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi import importers
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
@@ -209,6 +211,7 @@ def main() -> None:
     parser.add_argument("--database", help="also store into this database URL (emptied first)")
     parser.add_argument("--corpus", type=Path, help="corpus folder (default: in the temp dir)")
     args = parser.parse_args()
+    print(describe_build())
     corpus = args.corpus or Path(tempfile.gettempdir()) / f"chaodipi-corpus-{args.hands}"
     make_corpus(corpus, args.hands, args.unique)
     scratch = Path(tempfile.mkdtemp(prefix="chaodipi-batch-"))

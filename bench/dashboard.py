@@ -20,13 +20,17 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
+
+import chaodipi.dashboard
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.service.ingest import ingest_records
 from chaodipi.service.readmodel import GameFilter, GameSearch, ReadModel
 from chaodipi.v1 import records_pb2
 
 RULESETS = ("classic", "shuangsheng", "anhui", "changshu")
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+APP = Path(chaodipi.dashboard.__file__).resolve().parent / "app.py"
+"""The installed dashboard's app (not a path into the source tree), like every other module."""
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -76,6 +80,7 @@ def main() -> None:
     parser.add_argument("--distinct", type=int, default=200, help="distinct deals generated")
     parser.add_argument("--database-url", help="an empty database (default: a new SQLite file)")
     args = parser.parse_args()
+    print(describe_build())
 
     with tempfile.TemporaryDirectory() as folder:
         url = args.database_url or f"sqlite:///{folder}/bench.db"

@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi.engine.cards import Hand, full_deck
 from chaodipi.engine.follow import check_follow, clear_caches, legal_follow
 from chaodipi.engine.lead import check_lead, check_throw, lead_units
@@ -151,6 +153,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="profile the follow checks")
     args = parser.parse_args()
+    print(describe_build())
     rng = random.Random(args.seed)
     if args.profile:
         cases = make_cases(rng, CHANGSHU, BATCH) + make_cases(rng, CLASSIC, BATCH)

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
 from server_process import start_server  # bench/, beside this script
 
 from chaodipi.auditor.generate import generate_hand
@@ -70,6 +71,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="audit worker processes")
     parser.add_argument("--api-key", help="API key for --server")
     args = parser.parse_args()
+    print(describe_build())
     total = args.stream or args.hands
     streams = 1 if args.stream else args.streams
 

@@ -27,6 +27,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 
 import grpc
+from build_info import describe_build  # bench/, beside this script
 from server_process import start_server  # bench/, beside this script
 from sqlalchemy import func, select
 
@@ -118,6 +119,7 @@ def main() -> None:
         "--audit-interval", type=float, default=0.01, help="seconds between two timed Audit calls"
     )
     args = parser.parse_args()
+    print(describe_build())
 
     run = f"{time.time_ns():x}"
     streams = _hands(args.clients, args.hands, min(args.distinct, args.clients * args.hands), run)

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
 
@@ -43,7 +45,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    chaodipi = shutil.which("chaodipi")
+    print(describe_build())
+    # The command of the Python running this script (its venv's bin/), else the one on PATH.
+    chaodipi = shutil.which("chaodipi", path=str(Path(sys.executable).parent)) or shutil.which(
+        "chaodipi"
+    )
     if chaodipi is None:
         raise SystemExit("the chaodipi command is not installed (pip install -e .)")
     with tempfile.TemporaryDirectory() as folder:

@@ -1,0 +1,108 @@
+"""Benchmark: ``chaodipi audit FILE`` on a file of generated hands, against the in-process audit.
+
+Writes 2,000 generated two-deck hands (a ``.pb`` stream, or ``--format`` json/text) to a
+temporary file, then times, in this process and on one core (CPU time, best of ``--rounds``):
+
+- the command itself, ``chaodipi audit FILE`` (with ``--json``: ``chaodipi audit --json
+  FILE``) run through the CLI app in-process with its output sent to ``/dev/null``
+  (start-up excluded: the CLI is imported before the clock starts), split into its parts:
+  reading the file (``importers.load``: format detection, parsing, token checks), auditing
+  every record, and the reports built and printed;
+- the in-process audit of the same records (``audit_game`` + ``SerializeToString``, as
+  ``bench/audit.py`` measures it).
+
+    python bench/cli_audit.py [--hands 2000] [--format pb] [--rounds 3] [--json]
+
+It measures the ``chaodipi`` this Python has installed, and says which build it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from build_info import describe_build  # bench/, beside this script
+
+from chaodipi import importers
+from chaodipi.auditor import audit_game
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.cli.main import app
+from chaodipi.v1 import records_pb2
+
+SUFFIXES = {"pb": ".pb", "json": ".jsonl", "text": ".txt"}
+
+
+def _best(rounds: int, work: Callable[[], None]) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        work()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--format", choices=sorted(SUFFIXES), default="pb")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="time chaodipi audit --json FILE")
+    args = parser.parse_args()
+    records = [
+        records_pb2.RecordFile(game=generate_hand(args.ruleset, seed)) for seed in range(args.hands)
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"hands{SUFFIXES[args.format]}"
+        importers.write(records, path, args.format)
+        size = path.stat().st_size
+        games = [entry.game for entry in importers.load(path).records]
+        blobs = [game.SerializeToString() for game in games]
+
+        def command() -> None:
+            with open("/dev/null", "w") as null, contextlib.redirect_stdout(null):
+                # standalone_mode=False: the exit code is returned, not raised as SystemExit
+                app(["audit", *(["--json"] if args.json else []), str(path)], standalone_mode=False)
+
+        def load() -> None:
+            importers.load(path)
+
+        def audit_loaded() -> None:
+            for game in games:
+                audit_game(game)
+
+        def in_process() -> None:
+            for blob in blobs:
+                audit_game(records_pb2.GameRecord.FromString(blob)).SerializeToString()
+
+        command()  # warm: the command's own lazy imports are start-up, not work
+        cli_s = _best(args.rounds, command)
+        load_s = _best(args.rounds, load)
+        audit_s = _best(args.rounds, audit_loaded)
+        bench_s = _best(args.rounds, in_process)
+    n = len(records)
+    print(describe_build())
+    print(
+        f"{n} {args.ruleset} hands, {args.format} file of {size / 1e6:.1f} MB, CPU time, "
+        f"best of {args.rounds}, start-up excluded"
+    )
+    name = "chaodipi audit --json FILE:" if args.json else "chaodipi audit FILE:"
+    print(f"{name:28}{n / cli_s:9,.0f} hands/s ({cli_s / n * 1e6:7.1f} us/hand)")
+    print(f"  reading the file:         {load_s / n * 1e6:9.1f} us/hand")
+    print(f"  auditing:                 {audit_s / n * 1e6:9.1f} us/hand")
+    rest = cli_s - load_s - audit_s
+    # By difference of best times taken apart: on a busy machine it can even come out negative.
+    print(f"  the rest, by difference:  {rest / n * 1e6:9.1f} us/hand (reports built, printed)")
+    rate = f"{n / bench_s:9,.0f} hands/s ({bench_s / n * 1e6:7.1f} us/hand)"
+    print(f"in-process audit:           {rate}")
+    print(f"the command's rate as a share of the in-process rate: {bench_s / cli_s:.0%}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
