@@ -487,7 +487,7 @@ class Referee:
         replay.kitty = mark.kitty
         del replay.findings.items[mark.findings :]
         del replay.notes[mark.notes :]
-        replay.computed = mark.computed
+        replay.computed.CopyFrom(mark.computed)  # in place: it is the report's own field
         replay.defenders_points = mark.defenders_points
         replay.dealer = mark.dealer
         replay.last_lead = mark.last_lead
