@@ -27,7 +27,7 @@ from itertools import pairwise
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
-from chaodipi.engine.units import Unit, canonical_split, chains_from
+from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play
 from chaodipi.engine.verdict import Verdict
 
 __all__ = [
@@ -200,7 +200,9 @@ def check_lead(
     cards: Sequence[int],
     declared_split: Sequence[Sequence[int]] | None = None,
 ) -> Verdict | None:
-    """Why a lead is illegal (R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
+    """Why a lead is illegal (R-HELD, R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
+
+    More copies of a card than the decks have (``CARDS_IMPOSSIBLE``) are refused first.
 
     A declared split must partition the cards into units of this context and, since
     it only settles ties (the ``changshu`` AAAKK case), use as few units as the
@@ -208,6 +210,15 @@ def check_lead(
     """
     if not cards:
         return Verdict("LEAD_EMPTY", "a lead needs at least one card")
+    extra = impossible_play(ctx, cards)
+    if extra is not None:
+        # Checked first: no split or throw search runs on cards that cannot exist.
+        n = cards.count(extra)
+        return Verdict(
+            "CARDS_IMPOSSIBLE",
+            f"{label_cards([extra] * n)} cannot be led: {ctx.decks} decks hold "
+            f"{ctx.decks} of each card",
+        )
     groups = _suit_groups(ctx, cards)
     if len(groups) > 1:
         parts = ", ".join(f"{suit_label(s)} ({label_cards(ks)})" for s, ks in groups.items())

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
-from chaodipi.engine.units import Unit, canonical_split
+from chaodipi.engine.units import Unit, canonical_split, impossible_play
 
-__all__ = ["impossible_play", "trick_winner"]
+__all__ = ["trick_winner"]
 
 Shape = tuple[int, int]
 Key = tuple[int, ...]
@@ -51,22 +51,6 @@ Tops = tuple[tuple[int, ...], ...]
 """Per shape of the lead (in comparison order), the tops of the units cut, higher first."""
 
 _SETS = ((3, 1), (2, 1), (1, 1))
-
-
-def impossible_play(ctx: TrumpContext, play: Sequence[int]) -> int | None:
-    """A card ``play`` holds more copies of than the decks have, or None.
-
-    Such a play cannot exist: it is rejected before any search (R-LEAD, R-WIN). O(n).
-    """
-    decks = ctx.decks
-    if len(play) <= decks:
-        return None
-    seen: dict[int, int] = {}
-    for k in play:
-        seen[k] = seen.get(k, 0) + 1
-        if seen[k] > decks:
-            return k
-    return None
 
 
 def _insert(tops: tuple[int, ...], top: int) -> tuple[int, ...]:

@@ -98,6 +98,22 @@ class SplitError(ValueError):
     """A declared split that does not fit the lead."""
 
 
+def impossible_play(ctx: TrumpContext, play: Sequence[int]) -> int | None:
+    """A card ``play`` holds more copies of than the decks have, or None.
+
+    Such a play cannot exist: it is rejected before any search (R-LEAD, R-WIN). O(n).
+    """
+    decks = ctx.decks
+    if len(play) <= decks:
+        return None
+    seen: dict[int, int] = {}
+    for k in play:
+        seen[k] = seen.get(k, 0) + 1
+        if seen[k] > decks:
+            return k
+    return None
+
+
 def chains_from(ctx: TrumpContext, counts: HeldCounts, start: int, width: int) -> Iterator[Unit]:
     """Tractors of ``width`` whose lowest step holds ``start`` (every length ≥ 2)."""
     stack: list[tuple[int, ...]] = [(start,)]
@@ -129,8 +145,18 @@ def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, 
 
 
 def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
-    """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT)."""
+    """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT).
+
+    Cards that cannot exist (more copies of a card than ``ctx.decks``) raise ``SplitError``
+    before any search. Bound: see ``_canonical``.
+    """
     ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
+    extra = impossible_play(ctx, ordered)
+    if extra is not None:
+        raise SplitError(
+            f"{label_cards([extra] * ordered.count(extra))} cannot exist: "
+            f"{ctx.decks} decks hold {ctx.decks} of each card"
+        )
     if ordered and ordered[0] == ordered[-1]:
         # One kind only (a single, a pair, a triple): the most common lead, no search needed.
         return [Unit(len(ordered), (ordered[0],))]
@@ -144,6 +170,19 @@ def ctx_width(ctx: TrumpContext, kinds: Sequence[int]) -> int:
 
 @lru_cache(maxsize=65536)
 def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> tuple[Unit, ...]:
+    """The first split, in the order its choices are tried, with the least ``_split_key``.
+
+    Dynamic programming on the cards left (the cache is the table): the lowest card left is
+    the lowest step of the unit that holds it, so a state tries each unit
+    (``units_containing_lowest``) on it and takes its best rest from the table; one unit
+    added to two rests keeps their order, so the best rest makes the best split.
+
+    Bound: with at most 3 copies of a card (``canonical_split`` refuses more), a tractor
+    (width 2 or more) crossing a kind leaves no room for another, so the cards left are
+    the lead above its lowest card less at most one crossing tractor per step: O(m²·b)
+    states for m kinds and b ≤ 4 kinds on one step. A state tries O(w·m·b) units and keys
+    each split in O(n log n): O(m³·b²·w·n log n) for n cards, with m ≤ 22 and w ≤ 3.
+    """
     if not ordered:
         return ()
     counts = Counter(ordered)
