@@ -12,10 +12,12 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import combinations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chaodipi.engine.follow import _answers
 from chaodipi.engine.lead import check_lead, lead_units
 from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
 from chaodipi.engine.presets import PRESETS
@@ -154,6 +156,25 @@ def _old_canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) 
     return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
 
 
+# --- The follow's picks of disjoint tractors (engine/follow.py before the walk) ---
+
+
+def old_answers(chains: list[tuple[int, ...]], demand: int) -> list[tuple[tuple[int, ...], ...]]:
+    if not chains:
+        return [()]
+    if demand == 1:
+        return [(c,) for c in chains]
+    for take in range(min(demand, len(chains)), 0, -1):
+        picks = [
+            combo
+            for combo in combinations(chains, take)
+            if len({s for c in combo for s in c}) == sum(len(c) for c in combo)
+        ]
+        if picks:
+            return picks
+    return [()]
+
+
 # --- Generated plays ---
 
 RULESETS = sorted(PRESETS.values(), key=lambda r: r.id)
@@ -231,3 +252,16 @@ def test_r_unit_split_is_the_exhaustive_one(seed: int, ruleset: Ruleset) -> None
     suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
     lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 9)), ruleset.decks, rng.randint(1, 18))
     assert canonical_split(ctx, lead) == old_canonical_split(ctx, lead)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(st.tuples(st.integers(0, 14), st.integers(2, 4)), max_size=12, unique=True),
+    demand=st.integers(1, 6),
+)
+def test_r_follow_shape_disjoint_tractor_picks_are_the_exhaustive_ones(
+    runs: list[tuple[int, int]], demand: int
+) -> None:
+    # Chains of slots, lowest first, as follow._chains lists them; many of them cross.
+    chains = sorted(tuple(range(start, start + length)) for start, length in runs)
+    assert _answers(chains, demand) == old_answers(chains, demand)
