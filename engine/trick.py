@@ -202,9 +202,19 @@ def _play_key(
         return None
     if len(play) != size or impossible_play(ctx, play) is not None:
         return None
-    kinds = sorted(set(play), key=lambda k: (ctx.step[k], k))
+    held: dict[int, int] = {}
+    for k in play:
+        held[k] = held.get(k, 0) + 1
+    if ctx.decks <= 3:
+        # Most plays fall here: with at most 3 copies a kind holds one set or tractor step
+        # of width 2 or more, so the play needs a kind of 2 (or 3) copies for each.
+        for width in (2, 3):
+            steps = sum(n * length for (w, length), n in shapes.items() if w >= width)
+            if steps and sum(1 for c in held.values() if c >= width) < steps:
+                return None
+    kinds = sorted(held, key=lambda k: (ctx.step[k], k))
     cutter = _Cutter(ctx, order, kinds)
-    tops = cutter.best(tuple(play.count(k) for k in kinds), tuple(shapes[s] for s in order))
+    tops = cutter.best(tuple(held[k] for k in kinds), tuple(shapes[s] for s in order))
     if tops is None:
         return None
     return tuple(top for shape_tops in tops for top in shape_tops)
