@@ -155,7 +155,10 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
 
 
 def _chains(table: _SuitTable, counts: list[int], width: int, length: int) -> list[tuple[int, ...]]:
-    """Tractors of exactly ``width`` × ``length`` in slot counts, lowest first."""
+    """Tractors of exactly ``width`` × ``length`` in slot counts, lowest first.
+
+    Bound: the linked runs up from each of the m slots, at most m·b each: O(m²·b).
+    """
     found: list[tuple[int, ...]] = []
     up = table.up
     for start, have in enumerate(counts):
@@ -218,7 +221,7 @@ def _disjoint(
 def _sets(
     table: _SuitTable, counts: list[int], triples: int, pairs: int, want: bool
 ) -> tuple[Score, list[Piece]]:
-    """Triples then pairs answered from what the tractors left (closed form)."""
+    """Triples then pairs answered from what the tractors left (closed form, O(m log m))."""
     if not triples and not pairs:
         return (0, 0), []
     # Counts are at most 3 (three decks): count the sets with C-speed list methods.
@@ -247,7 +250,14 @@ def _search(
     pairs: int,
     want: bool,
 ) -> tuple[Score, list[Piece]]:
-    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form."""
+    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form.
+
+    The first best answer in the order the picks are walked is kept: it names the evidence
+    and the legal alternative. Bound: the product over the tractor levels of their disjoint
+    picks (``_answers``), at most C(c, d) each for c ≤ m chains and d tractors demanded,
+    times O(m) for the sets. A follower cannot hold the lead's own pairs, so with cards
+    dealt from the decks c + 3·d stays within the suit's m ≤ 22 kinds.
+    """
     if level == len(fmt.shapes):
         return _sets(table, counts, triples, pairs, want)
     wanted = demand[level]
@@ -355,7 +365,8 @@ def check_follow(
 
     ``lead_units`` are the lead's units (after a failed throw, the forced unit alone);
     ``hand`` is the follower's hand before playing; ``play`` is assumed to be drawn from
-    it. The verdict carries a legal play from the same hand as evidence.
+    it. The verdict carries a legal play from the same hand as evidence. Bound: O(n) for
+    the suit duty, then the shape scores (``_search``) of the hand (cached) and the play.
     """
     lead = _lead(ctx, lead_units)
     size = lead.size

@@ -296,6 +296,9 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
 
     A set of ``width`` needs ``width`` copies or more (with three decks a triple holds a
     pair); a tractor needs the same width and length, and a longer one contains one.
+
+    Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
+    each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
     suit_steps = ctx.steps[ctx.suit[unit.top]]
     floor = ctx.step[unit.top]
@@ -328,7 +331,10 @@ def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) 
 def _forced_tie(
     ctx: TrumpContext, rule: ThrowRule, units: Sequence[Unit], beaten: Sequence[Unit]
 ) -> list[Unit]:
-    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order."""
+    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order.
+
+    Bound: one pass and one sort of the u units, O(u log u).
+    """
     strength = ctx.strength
     if rule.forced_unit is ForcedUnit.SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
@@ -366,7 +372,10 @@ def check_throw(
     ``ctx`` orders the cards (the ruleset's order rule); ``rule`` is its throw rule.
     ``hands`` are the four seats' hands before the lead; only the three other seats are
     searched, partner included. Trumping in is not considered. Call ``check_lead``
-    first: the cards must be one effective suit.
+    first: the cards must be one effective suit, of cards that can exist.
+
+    Bound: the split (``canonical_split``), then for each of the u units and each of the
+    three seats one ``highest_over``: O(u·m²·b) for m kinds in the suit, then the ties.
     """
     units = lead_units(ctx, cards, declared_split)
     shown = tuple(cards)
