@@ -36,6 +36,7 @@ from chaodipi.auditor.wire import PROTO_BID_KINDS, PROTO_SUITS, SUIT_TOKENS, tok
 from chaodipi.engine import TRUMP, Bid, Hand, Lead, Table, parse_cards
 from chaodipi.engine.cards import RANK_LETTERS, SUIT_LETTERS, kind_of
 from chaodipi.engine.follow import clear_caches
+from chaodipi.engine.order import trump_context
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.engine.units import _canonical
@@ -53,6 +54,7 @@ class Genome:
     seed: int
     block: int  # neighbouring kinds dealt to one seat together, every copy
     copies: int  # copies of each card dealt: the decks', or twice as many (DEAL_INVALID)
+    gapped: bool  # the trumps dealt as ``_gapped`` says before the runs
     level: int
     trump: int
     leads: tuple[int, ...]
@@ -64,6 +66,7 @@ def _random_genome(rng: random.Random, rs: Ruleset) -> Genome:
         seed=rng.randrange(1 << 30),
         block=rng.randint(1, 6),
         copies=rs.decks * rng.choice((1, 1, 1, 2)),
+        gapped=rng.random() < 0.3,
         level=rng.randrange(13),
         trump=rng.randrange(4),
         leads=tuple(rng.randrange(LEADS) for _ in range(rs.hand_size)),
@@ -81,7 +84,9 @@ def _mutate(rng: random.Random, genome: Genome) -> Genome:
         return replace(
             genome, copies=genome.copies * 2 if genome.copies <= 3 else genome.copies // 2
         )
-    if roll < 0.25:
+    if roll < 0.24:
+        return replace(genome, gapped=not genome.gapped)
+    if roll < 0.27:
         return replace(genome, level=rng.randrange(13), trump=rng.randrange(4))
     leads, follows = list(genome.leads), list(genome.follows)
     for _ in range(rng.randint(1, 4)):
@@ -93,7 +98,8 @@ def _mutate(rng: random.Random, genome: Genome) -> Genome:
 
 
 def _deal(rs: Ruleset, genome: Genome) -> tuple[list[list[int]], list[int]]:
-    """Four hands of runs of ``block`` neighbouring kinds (every copy) and the kitty."""
+    """Four hands and the kitty: ``_gapped`` trumps first when asked, then runs of ``block``
+    neighbouring kinds (every copy) in turn."""
     copies = genome.copies
     rng = random.Random(genome.seed)
     kinds = list(range(54))
@@ -101,6 +107,12 @@ def _deal(rs: Ruleset, genome: Genome) -> tuple[list[list[int]], list[int]]:
     rng.shuffle(chunks)
     cards = [k for chunk in chunks for k in chunk for _ in range(copies)]
     hands: list[list[int]] = [[], [], [], []]
+    if genome.gapped:
+        for seat, chosen in enumerate(_gapped(rs, genome)):
+            for k in chosen[: rs.hand_size]:
+                if k in cards:
+                    cards.remove(k)
+                    hands[seat].append(k)
     seat = dealt = 0
     for k in cards:
         for _ in range(4):
@@ -114,6 +126,17 @@ def _deal(rs: Ruleset, genome: Genome) -> tuple[list[list[int]], list[int]]:
         if len(hands[seat]) % (genome.block * copies) == 0:
             seat = (seat + 1) % 4
     return hands, cards[dealt : dealt + rs.kitty_size]
+
+
+def _gapped(rs: Ruleset, genome: Genome) -> list[list[int]]:
+    """Seat 0 pairs of two trump steps in three (short tractors, one step apart), the others
+    pairs of every trump step: followers with many tractors to pick among (copies allowing)."""
+    ctx = trump_context(rs, genome.level, genome.trump)
+    steps = [step[0] for step in ctx.steps[TRUMP]]
+    width = min(rs.decks, 2)
+    leader = [k for i, k in enumerate(steps) if i % 3 != 2 for _ in range(width)]
+    others = [k for k in steps for _ in range(width)]
+    return [leader, others, others, others]
 
 
 def _lead(table: Table, hand: Hand, mode: int) -> list[int]:

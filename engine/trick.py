@@ -83,8 +83,6 @@ class _Cutter:
     a few hundred states.
     """
 
-    __slots__ = ("memo", "order", "strength", "tractors", "up")
-
     def __init__(self, ctx: TrumpContext, order: Sequence[Shape], kinds: Sequence[int]) -> None:
         index = {k: i for i, k in enumerate(kinds)}
         self.up = [tuple(index[n] for n in ctx.link_up[k] if n in index) for k in kinds]
