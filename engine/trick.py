@@ -198,11 +198,11 @@ def _play_key(
     suit = ctx.suit[play[0]] if play else -1
     if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
         return None
-    if len(play) != size or impossible_play(ctx, play) is not None:
+    if len(play) != size:
         return None
-    held: dict[int, int] = {}
-    for k in play:
-        held[k] = held.get(k, 0) + 1
+    held = Counter(play)
+    if max(held.values()) > ctx.decks:
+        return None  # cards that cannot exist (``impossible_play``)
     if ctx.decks <= 3:
         # Most plays fall here: with at most 3 copies a kind holds one set or tractor step
         # of width 2 or more, so the play needs a kind of 2 (or 3) copies for each.

@@ -158,16 +158,21 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
     before any search. Bound: see ``_canonical``.
     """
     ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
-    extra = impossible_play(ctx, ordered)
-    if extra is not None:
-        raise SplitError(
-            f"{label_cards([extra] * ordered.count(extra))} cannot exist: "
-            f"{ctx.decks} decks hold {ctx.decks} of each card"
-        )
     if ordered and ordered[0] == ordered[-1]:
         # One kind only (a single, a pair, a triple): the most common lead, no search needed.
+        if len(ordered) > ctx.decks:
+            raise _impossible(ctx, ordered, ordered[0])
         return [Unit(len(ordered), (ordered[0],))]
-    return list(_canonical(ctx, ordered, max(ctx_width(ctx, ordered), 1)))
+    counts = Counter(ordered)
+    width = max(counts.values(), default=0)
+    if width > ctx.decks:
+        raise _impossible(ctx, ordered, next(k for k, c in counts.items() if c == width))
+    return list(_canonical(ctx, ordered, max(width, 1)))
+
+
+def _impossible(ctx: TrumpContext, cards: Sequence[int], extra: int) -> SplitError:
+    shown = label_cards([extra] * cards.count(extra))
+    return SplitError(f"{shown} cannot exist: {ctx.decks} decks hold {ctx.decks} of each card")
 
 
 def ctx_width(ctx: TrumpContext, kinds: Sequence[int]) -> int:
