@@ -175,11 +175,6 @@ def _impossible(ctx: TrumpContext, cards: Sequence[int], extra: int) -> SplitErr
     return SplitError(f"{shown} cannot exist: {ctx.decks} decks hold {ctx.decks} of each card")
 
 
-def ctx_width(ctx: TrumpContext, kinds: Sequence[int]) -> int:
-    """Largest number of copies of one kind among ``kinds``."""
-    return max(Counter(kinds).values(), default=0)
-
-
 @lru_cache(maxsize=65536)
 def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> tuple[Unit, ...]:
     """The first split, in the order its choices are tried, with the least ``_split_key``.
