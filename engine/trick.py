@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
@@ -231,6 +232,29 @@ def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Seque
     return winner
 
 
+def _tractor_winner(
+    ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]
+) -> int:
+    # One tractor led: only a tractor of its shape, all led suit or all trump, can win. O(n).
+    width, length = lead.shape
+    strength, suit, link_up = ctx.strength, ctx.suit, ctx.link_up
+    winner, best = 0, strength[lead.top]
+    for i, play in enumerate(follows, 1):
+        if len(play) != lead.size or suit[play[0]] not in (led, TRUMP):
+            continue
+        held = Counter(play)
+        if len(held) != length or any(c != width for c in held.values()):
+            continue
+        kinds = sorted(held, key=lambda k: (ctx.step[k], k))
+        if any(suit[k] != suit[kinds[0]] for k in kinds):
+            continue
+        if all(high in link_up[low] for low, high in pairwise(kinds)):
+            top = strength[kinds[-1]]
+            if top > best:  # strictly higher: the earlier equal card wins
+                winner, best = i, top
+    return winner
+
+
 def _highest_card_winner(
     ctx: TrumpContext, led: int, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
 ) -> int:
@@ -258,13 +282,15 @@ def trick_winner(
     """Who wins the trick (R-WIN): 0 for the lead, ``i`` for ``follows[i - 1]``.
 
     ``lead_units`` are the lead's units as played (after a failed throw, the forced
-    unit); the follows come in play order. Bound: O(n) a play for a single, pair or
-    triple led; else the play's best cutting (``_Cutter``) or, under ``HIGHEST_CARD``, its
-    canonical split (``canonical_split``): polynomial in the n cards of the trick.
+    unit); the follows come in play order. Bound: O(n log n) a play for a single, pair,
+    triple or tractor led; for a throw the play's best cutting (``_Cutter``) or, under
+    ``HIGHEST_CARD``, its canonical split (``canonical_split``): polynomial in the n cards.
     """
     led = ctx.suit[lead_units[0].top]
-    if len(lead_units) == 1 and lead_units[0].length == 1:
-        return _set_winner(ctx, led, lead_units[0], follows)
+    if len(lead_units) == 1:
+        if lead_units[0].length == 1:
+            return _set_winner(ctx, led, lead_units[0], follows)
+        return _tractor_winner(ctx, led, lead_units[0], follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
         return _highest_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)
