@@ -58,3 +58,16 @@ def test_ruleset_override_of_a_one_card_hand_is_a_rejection_naming_the_field() -
             "(four hands and a kitty of 1 to a hand's size)",
         )
     ]
+
+
+def test_the_slowest_record_found_audits_clean() -> None:
+    # bench/worst.py's slowest (changshu): a 30-card trump tractor of triples led, answered
+    # by 30 cards of each other seat, then a single and an 8-card throw that stands.
+    report = _audit("worst.txt")
+    assert _codes(report) == {}
+    assert [(t.leader, t.winner, t.throw_stood) for t in report.computed.tricks] == [
+        (0, 0, False),
+        (0, 3, False),
+        (3, 3, True),
+    ]
+    assert report.computed.defenders_points == 285
