@@ -38,7 +38,8 @@ def test_r_held_a_throw_of_triples_with_two_decks_is_not_in_hand() -> None:
     lead = report.findings[0]
     assert (lead.code, lead.position.play) == ("CARD_NOT_IN_HAND", 0)
     assert lead.message.startswith("seat 2 led ♦3 ♦3 ♦3")
-    assert report.computed.tricks[0].winner == 2  # nothing played can win: the leader keeps it
+    # Nothing played can win against cards that cannot exist: the table's claim decides.
+    assert report.computed.tricks[0].winner == 2
 
 
 def test_r_held_changshu_leads_of_four_kinds_eleven_times_are_not_in_hand() -> None:
