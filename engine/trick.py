@@ -190,6 +190,7 @@ def _play_key(
     shapes: Counter[Shape],
     order: Sequence[Shape],
     size: int,
+    wide: tuple[int, int],
     play: Sequence[int],
 ) -> Key | None:
     """The play's best comparison key, or None when it cannot win (``_Cutter``'s bound).
@@ -207,8 +208,7 @@ def _play_key(
     if ctx.decks <= 3:
         # Most plays fall here: with at most 3 copies a kind holds one set or tractor step
         # of width 2 or more, so the play needs a kind of 2 (or 3) copies for each.
-        for width in (2, 3):
-            steps = sum(n * length for (w, length), n in shapes.items() if w >= width)
+        for width, steps in zip((2, 3), wide, strict=True):
             if steps and sum(1 for c in held.values() if c >= width) < steps:
                 return None
     kinds = sorted(held, key=lambda k: (ctx.step[k], k))
@@ -297,8 +297,13 @@ def trick_winner(
     order = sorted(shapes, key=_shape_order)
     winner, best = 0, _key(ctx, order, lead_units)
     size = sum(u.size for u in lead_units)
+    # Steps of the lead's units of width 2 or more, and of width 3.
+    wide = (
+        sum(u.length for u in lead_units if u.width >= 2),
+        sum(u.length for u in lead_units if u.width >= 3),
+    )
     for i, play in enumerate(follows, 1):
-        key = _play_key(ctx, led, shapes, order, size, play)
+        key = _play_key(ctx, led, shapes, order, size, wide, play)
         if key is not None and key > best:  # strictly higher: the earlier equal card wins
             winner, best = i, key
     return winner

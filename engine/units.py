@@ -101,15 +101,14 @@ class SplitError(ValueError):
 def impossible_play(ctx: TrumpContext, play: Sequence[int]) -> int | None:
     """A card ``play`` holds more copies of than the decks have, or None.
 
-    Such a play cannot exist: it is rejected before any search (R-LEAD, R-WIN). O(n).
+    Such a play cannot exist: it is rejected before any search (R-LEAD, R-WIN). O(n·k) for
+    k kinds in the play, counted in C (a play is short, most are one kind).
     """
     decks = ctx.decks
     if len(play) <= decks:
         return None
-    seen: dict[int, int] = {}
-    for k in play:
-        seen[k] = seen.get(k, 0) + 1
-        if seen[k] > decks:
+    for k in set(play):
+        if play.count(k) > decks:
             return k
     return None
 
