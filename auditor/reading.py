@@ -51,7 +51,7 @@ class Limits:
     ``held``: the most cards a seat ever holds (a hand and the kitty, 33 or 45). It limits
     the tricks (a hand has at most ``hand_size``), the cards of a play, an attempted throw, a
     split (and its units), a bid, a pick-up and a bury: a card beyond it is not in hand
-    anyway, and the engine's split search grows with the copies of a kind in a lead.
+    anyway (and the engine refuses more copies of a card than the decks before any search).
     ``deal``: two decks' worth (216 or 324), the limit of the deck, a dealt hand and the
     kitty, so a deal with every card twice is still audited (as DEAL_INVALID). ``items``:
     one deck (108 or 162), the limit of the bids and kitty exchanges (cheap to replay). A

@@ -148,7 +148,8 @@ def _check_lead(
     seat = lead.seat
     cards = lead.cards
     findings = replay.findings
-    if cards and not lead.attempted and cards.count(cards[0]) == len(cards):
+    decks = table.context.decks
+    if cards and not lead.attempted and len(cards) <= decks and cards.count(cards[0]) == len(cards):
         # One kind only (a single, pair or triple): one unit, never a throw.
         replay.last_lead = lead_of_one_kind(cards[0], len(cards))
         return replay.last_lead
@@ -156,6 +157,24 @@ def _check_lead(
     attempt = lead.attempted or cards
     split = trick.declared_split
     verdict = table.check_lead(attempt, split)
+    if verdict.code != "CARDS_IMPOSSIBLE" and lead.attempted:
+        put_down = table.check_lead(cards)
+        if put_down.code == "CARDS_IMPOSSIBLE":
+            verdict, attempt = put_down, cards
+    if verdict.code == "CARDS_IMPOSSIBLE":
+        # No split, throw or follow search on cards that cannot exist (R-HELD). Cards put
+        # down and not held are CARD_NOT_IN_HAND when taken; the rest is named here.
+        if attempt is not cards or not replay.hands[seat].missing(cards):
+            findings.record(
+                "CARD_NOT_IN_HAND",
+                f"seat {seat}: {verdict.reason}",
+                PLAY,
+                seat=seat,
+                trick=t,
+                play=0,
+                recorded=" ".join(tokens(attempt)),
+            )
+        return None
     if verdict.code == "SPLIT_INVALID":
         findings.record(
             "SPLIT_INVALID",

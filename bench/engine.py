@@ -7,6 +7,7 @@ a shape fault) or a random pick from the whole hand (often a revoke). Cases are 
 in batches outside the timed loop; each batch is timed cold, once, in CPU seconds.
 
     python bench/engine.py --seconds 5 --seed 1
+    valgrind --tool=callgrind python bench/engine.py --fixed 1500 --seed 1   # instructions
 """
 
 from __future__ import annotations
@@ -152,9 +153,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="profile the follow checks")
+    parser.add_argument(
+        "--fixed",
+        type=int,
+        metavar="N",
+        help="run N cases per ruleset once, untimed: a fixed workload for callgrind",
+    )
     args = parser.parse_args()
     print(describe_build())
     rng = random.Random(args.seed)
+    if args.fixed:
+        for ruleset in (CLASSIC, CHANGSHU):
+            cases = make_cases(random.Random(args.seed), ruleset, args.fixed)
+            follow_decisions(cases)
+            whole_tricks(ruleset)(cases)
+        return
     if args.profile:
         cases = make_cases(rng, CHANGSHU, BATCH) + make_cases(rng, CLASSIC, BATCH)
         profiler = cProfile.Profile()

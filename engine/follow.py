@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from operator import itemgetter
 
 from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Hand, label_cards
@@ -156,7 +155,10 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
 
 
 def _chains(table: _SuitTable, counts: list[int], width: int, length: int) -> list[tuple[int, ...]]:
-    """Tractors of exactly ``width`` × ``length`` in slot counts, lowest first."""
+    """Tractors of exactly ``width`` × ``length`` in slot counts, lowest first.
+
+    Bound: the linked runs up from each of the m slots, at most m·b each: O(m²·b).
+    """
     found: list[tuple[int, ...]] = []
     up = table.up
     for start, have in enumerate(counts):
@@ -176,26 +178,50 @@ def _chains(table: _SuitTable, counts: list[int], width: int, length: int) -> li
 
 
 def _answers(chains: list[tuple[int, ...]], demand: int) -> list[tuple[tuple[int, ...], ...]]:
-    """The largest sets of disjoint chains, at most ``demand`` of them (lowest first)."""
+    """The largest sets of disjoint chains, at most ``demand`` of them (lowest first).
+
+    In the order ``itertools.combinations`` gives them, but walked so that a chain crossing
+    one already picked is never tried: the work is the disjoint picks, O(P·d) for P picks
+    of d chains, not every combination of the chains.
+    """
     if not chains:
         return [()]
     if demand == 1:
         return [(c,) for c in chains]
     for take in range(min(demand, len(chains)), 0, -1):
-        picks = [
-            combo
-            for combo in combinations(chains, take)
-            if len({s for c in combo for s in c}) == sum(len(c) for c in combo)
-        ]
+        picks: list[tuple[tuple[int, ...], ...]] = []
+        _disjoint(chains, take, 0, [], set(), picks)
         if picks:
             return picks
     return [()]
 
 
+def _disjoint(
+    chains: list[tuple[int, ...]],
+    take: int,
+    start: int,
+    picked: list[tuple[int, ...]],
+    used: set[int],
+    picks: list[tuple[tuple[int, ...], ...]],
+) -> None:
+    """Add to ``picks`` every way to pick ``take`` more chains from ``start`` on, disjoint."""
+    if len(picked) == take:
+        picks.append(tuple(picked))
+        return
+    for i in range(start, len(chains) - (take - len(picked)) + 1):
+        chain = chains[i]
+        if used.isdisjoint(chain):
+            picked.append(chain)
+            used.update(chain)
+            _disjoint(chains, take, i + 1, picked, used, picks)
+            picked.pop()
+            used.difference_update(chain)
+
+
 def _sets(
     table: _SuitTable, counts: list[int], triples: int, pairs: int, want: bool
 ) -> tuple[Score, list[Piece]]:
-    """Triples then pairs answered from what the tractors left (closed form)."""
+    """Triples then pairs answered from what the tractors left (closed form, O(m log m))."""
     if not triples and not pairs:
         return (0, 0), []
     # Counts are at most 3 (three decks): count the sets with C-speed list methods.
@@ -224,7 +250,14 @@ def _search(
     pairs: int,
     want: bool,
 ) -> tuple[Score, list[Piece]]:
-    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form."""
+    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form.
+
+    The first best answer in the order the picks are walked is kept: it names the evidence
+    and the legal alternative. Bound: the product over the tractor levels of their disjoint
+    picks (``_answers``), at most C(c, d) each for c ≤ m chains and d tractors demanded,
+    times O(m) for the sets. A follower cannot hold the lead's own pairs, so with cards
+    dealt from the decks c + 3·d stays within the suit's m ≤ 22 kinds.
+    """
     if level == len(fmt.shapes):
         return _sets(table, counts, triples, pairs, want)
     wanted = demand[level]
@@ -332,7 +365,8 @@ def check_follow(
 
     ``lead_units`` are the lead's units (after a failed throw, the forced unit alone);
     ``hand`` is the follower's hand before playing; ``play`` is assumed to be drawn from
-    it. The verdict carries a legal play from the same hand as evidence.
+    it. The verdict carries a legal play from the same hand as evidence. Bound: O(n) for
+    the suit duty, then the shape scores (``_search``) of the hand (cached) and the play.
     """
     lead = _lead(ctx, lead_units)
     size = lead.size

@@ -27,7 +27,7 @@ from itertools import pairwise
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
-from chaodipi.engine.units import Unit, canonical_split, chains_from
+from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play
 from chaodipi.engine.verdict import Verdict
 
 __all__ = [
@@ -200,7 +200,9 @@ def check_lead(
     cards: Sequence[int],
     declared_split: Sequence[Sequence[int]] | None = None,
 ) -> Verdict | None:
-    """Why a lead is illegal (R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
+    """Why a lead is illegal (R-HELD, R-LEAD, R-UNIT-SPLIT), or None when it is a legal lead.
+
+    More copies of a card than the decks have (``CARDS_IMPOSSIBLE``) are refused first.
 
     A declared split must partition the cards into units of this context and, since
     it only settles ties (the ``changshu`` AAAKK case), use as few units as the
@@ -208,6 +210,15 @@ def check_lead(
     """
     if not cards:
         return Verdict("LEAD_EMPTY", "a lead needs at least one card")
+    extra = impossible_play(ctx, cards)
+    if extra is not None:
+        # Checked first: no split or throw search runs on cards that cannot exist.
+        n = cards.count(extra)
+        return Verdict(
+            "CARDS_IMPOSSIBLE",
+            f"{label_cards([extra] * n)} cannot be led: {ctx.decks} decks hold "
+            f"{ctx.decks} of each card",
+        )
     groups = _suit_groups(ctx, cards)
     if len(groups) > 1:
         parts = ", ".join(f"{suit_label(s)} ({label_cards(ks)})" for s, ks in groups.items())
@@ -285,6 +296,9 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
 
     A set of ``width`` needs ``width`` copies or more (with three decks a triple holds a
     pair); a tractor needs the same width and length, and a longer one contains one.
+
+    Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
+    each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
     suit_steps = ctx.steps[ctx.suit[unit.top]]
     floor = ctx.step[unit.top]
@@ -317,7 +331,10 @@ def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) 
 def _forced_tie(
     ctx: TrumpContext, rule: ThrowRule, units: Sequence[Unit], beaten: Sequence[Unit]
 ) -> list[Unit]:
-    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order."""
+    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order.
+
+    Bound: one pass and one sort of the u units, O(u log u).
+    """
     strength = ctx.strength
     if rule.forced_unit is ForcedUnit.SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
@@ -355,7 +372,10 @@ def check_throw(
     ``ctx`` orders the cards (the ruleset's order rule); ``rule`` is its throw rule.
     ``hands`` are the four seats' hands before the lead; only the three other seats are
     searched, partner included. Trumping in is not considered. Call ``check_lead``
-    first: the cards must be one effective suit.
+    first: the cards must be one effective suit, of cards that can exist.
+
+    Bound: the split (``canonical_split``), then for each of the u units and each of the
+    three seats one ``highest_over``: O(u·m²·b) for m kinds in the suit, then the ties.
     """
     units = lead_units(ctx, cards, declared_split)
     shown = tuple(cards)

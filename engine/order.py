@@ -45,6 +45,8 @@ class TrumpContext:
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
     each step of effective suit ``s``, low to high; ``link_up[k]`` the kinds on the
     next step whose pairs extend a tractor from a pair of ``k``.
+    ``decks`` is how many copies of each card exist: a play holding more is impossible and is
+    rejected before any search (R-LEAD, R-WIN).
     ``follow_shorter_tractors``, ``throw_tractor_duty`` and ``tractor_duty`` carry the
     order rule's follow duty (R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN).
     """
@@ -57,6 +59,7 @@ class TrumpContext:
     steps: tuple[tuple[tuple[int, ...], ...], ...]
     link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
+    decks: int = 2
     follow_shorter_tractors: bool = False
     throw_tractor_duty: bool = True
     tractor_duty: bool = True
@@ -95,7 +98,7 @@ def _tier_members(tier: str, level: int, trump: int | None) -> list[int]:
     raise ValueError(f"unknown trump place {tier!r}")
 
 
-def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
+def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> TrumpContext:
     # Trump places from high to low; a card takes the highest place it qualifies for.
     placed: dict[int, str] = {}
     for tier in order.trump_tiers:
@@ -141,6 +144,7 @@ def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
         steps=tuple(all_steps),
         link_up=tuple(link_up),
         is_trump=tuple(s == TRUMP for s in suit),
+        decks=decks,
         follow_shorter_tractors=order.follow_shorter_tractors,
         throw_tractor_duty=order.throw_tractor_duty,
         tractor_duty=order.tractor_duty,
@@ -149,8 +153,8 @@ def _build(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
 
 
 @lru_cache(maxsize=512)
-def _cached(order: OrderRule, level: int, trump: int | None) -> TrumpContext:
-    return _build(order, level, trump)
+def _cached(order: OrderRule, level: int, trump: int | None, decks: int) -> TrumpContext:
+    return _build(order, level, trump, decks)
 
 
 def trump_context(ruleset: Ruleset, level: int, trump: int | None) -> TrumpContext:
@@ -159,4 +163,4 @@ def trump_context(ruleset: Ruleset, level: int, trump: int | None) -> TrumpConte
         raise ValueError(f"bad level rank index {level}: expected 0-12")
     if trump is not None and not 0 <= trump < 4:
         raise ValueError(f"bad trump suit {trump}: expected 0-3 or None for no-trump")
-    return _cached(ruleset.order, level, trump)
+    return _cached(ruleset.order, level, trump, ruleset.decks)

@@ -472,6 +472,17 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
     if ruleset.decks not in (2, 3):
         raise RulesetError(f"{where}.decks: {ruleset.decks} decks are not supported (2 or 3)")
     deck = 54 * ruleset.decks
+    low, high = hand_size_range(ruleset.decks)
+    if not low <= ruleset.hand_size <= high:
+        raise RulesetError(
+            f"{where}.hand_size: {ruleset.hand_size} is not within {low}-{high} with "
+            f"{ruleset.decks} decks (four hands and a kitty of 1 to a hand's size)"
+        )
+    if not 1 <= ruleset.kitty_size <= ruleset.hand_size:
+        raise RulesetError(
+            f"{where}.kitty_size: {ruleset.kitty_size} is not within 1-{ruleset.hand_size} "
+            "(the kitty is no larger than a hand)"
+        )
     if 4 * ruleset.hand_size + ruleset.kitty_size != deck:
         raise RulesetError(
             f"{where}: 4 hands of {ruleset.hand_size} and a kitty of {ruleset.kitty_size} "
@@ -500,6 +511,18 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
         )
     _validate_bands(ruleset.level.bands, f"{where}.level.bands")
     _validate_bidding(ruleset, f"{where}.bidding")
+
+
+def hand_size_range(decks: int) -> tuple[int, int]:
+    """The hand sizes four hands and a kitty of 1 to a hand's size can have with ``decks``.
+
+    They bound every play too: a seat holds at most a hand and the kitty.
+
+    >>> hand_size_range(2), hand_size_range(3)
+    ((22, 26), (33, 40))
+    """
+    deck = 54 * decks
+    return (-(-deck // 5), (deck - 1) // 4)
 
 
 def _validate_bands(bands: tuple[LevelBand, ...], where: str) -> None:

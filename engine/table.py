@@ -89,14 +89,16 @@ class Table:
     def lead(self, cards: CardsIn, split: Sequence[CardsIn] | None = None) -> Lead:
         """The lead's units: the leader's declared ``split`` when it fits, else canonical.
 
-        It does not check the lead: ``check_lead`` says whether it may be led.
+        It does not check the lead: ``check_lead`` says whether it may be led. Cards no
+        deck holds (``CARDS_IMPOSSIBLE`` there) raise ``SplitError`` here.
 
         >>> from chaodipi.engine.presets import CLASSIC
         >>> Table(CLASSIC, "2", "S").lead("D5 D5 D6 D6 DK")
         Lead(throw of a tractor of 2 pairs and a single: D5 D5 D6 D6 DK)
         """
         kinds = _kinds(cards)
-        if split is None and kinds and kinds.count(kinds[0]) == len(kinds):
+        decks = self.context.decks
+        if split is None and kinds and len(kinds) <= decks and kinds.count(kinds[0]) == len(kinds):
             return lead_of_one_kind(kinds[0], len(kinds))
         parts = None if split is None else [_kinds(part) for part in split]
         return Lead(lead_units(self.context, kinds, parts))

@@ -6,7 +6,8 @@ units) and all in the led suit or all trump: two trump singles do not beat a pai
 tractor by its top), the first difference decides, and a later play must be
 strictly higher: among equal cards the first played wins. Under
 ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
-split canonically into the throw's units, and its single highest card decides.
+split canonically into the throw's units, and its single highest card decides. A play of
+another size than the lead, or holding more copies of a card than the decks have, cannot win.
 
 >>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
@@ -21,11 +22,12 @@ split canonically into the throw's units, and its single highest card decides.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from itertools import pairwise
 
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
-from chaodipi.engine.units import Unit, canonical_split
+from chaodipi.engine.units import Unit, canonical_split, impossible_play
 
 __all__ = ["trick_winner"]
 
@@ -46,58 +48,175 @@ def _key(ctx: TrumpContext, order: Sequence[Shape], units: Sequence[Unit]) -> Ke
     return tuple(key)
 
 
-def _cuttings(
-    ctx: TrumpContext, counts: Counter[int], need: Counter[Shape]
-) -> Iterator[list[Unit]]:
-    """Every way to cut ``counts`` into exactly the units ``need`` asks for."""
-    present = [k for k, c in counts.items() if c]
-    if not present:
-        yield []
-        return
-    # The lowest card is the lowest step of whichever unit holds it.
-    low = min(present, key=lambda k: (ctx.step[k], k))
-    for (width, length), wanted in need.items():
-        if not wanted or counts[low] < width:
-            continue
-        for kinds in _runs(ctx, counts, low, width, length):
-            for k in kinds:
-                counts[k] -= width
-            need[(width, length)] -= 1
-            for rest in _cuttings(ctx, counts, need):
-                yield [Unit(width, kinds), *rest]
-            need[(width, length)] += 1
-            for k in kinds:
-                counts[k] += width
+Tops = tuple[tuple[int, ...], ...]
+"""Per shape of the lead (in comparison order), the tops of the units cut, higher first."""
+
+_SETS = ((3, 1), (2, 1), (1, 1))
 
 
-def _runs(
-    ctx: TrumpContext, counts: Counter[int], start: int, width: int, length: int
-) -> Iterator[tuple[int, ...]]:
-    """Linked runs of ``length`` steps from ``start`` holding ``width`` copies each."""
-    stack: list[tuple[int, ...]] = [(start,)]
-    while stack:
-        run = stack.pop()
-        if len(run) == length:
-            yield run
-            continue
-        for nxt in ctx.link_up[run[-1]]:
-            if counts[nxt] >= width:
-                stack.append((*run, nxt))
+def _insert(tops: tuple[int, ...], top: int) -> tuple[int, ...]:
+    i = 0
+    while i < len(tops) and tops[i] >= top:
+        i += 1
+    return (*tops[:i], top, *tops[i:])
+
+
+class _Cutter:
+    """The best tops of a play cut into the lead's units (R-WIN), by dynamic programming.
+
+    The play's kinds are laid out as slots, low to high. A state is the cards left and the
+    units still owed; its value the best ``Tops`` of the units cut from it, or None when
+    they cannot be cut. The lowest card left is the lowest step of whichever unit holds it,
+    so a state tries each owed shape on it: a set there, or each linked run up from it.
+    Adding one unit's top to a state's best value keeps it best (inserting one number into
+    two sorted lists keeps their order), so the best of a state is the best of its
+    choices and each state is solved once.
+
+    Once no tractor is owed, triples, pairs and singles have a closed form (``_sets``).
+
+    Bound: with at most 3 copies of a card (``impossible_play`` turns away the rest), at most
+    one tractor (width 2 or more) crosses a kind, so the cards left are the play above the
+    lowest slot less at most one crossing tractor per step: O(m²·b) of them for m slots and
+    b ≤ 4 kinds on one step. The owed units are a sub-multiset of the lead's: O(n²·T)
+    before the tractors are all cut (n cards; T, the sub-multisets of the lead's
+    tractors, is at most 24 as their lengths sum to 18 steps or fewer). Each state tries
+    O(S·b) runs of S ≤ n shapes and builds O(n) values: O(m²·b²·n⁴·T) in all, in practice
+    a few hundred states.
+    """
+
+    def __init__(self, ctx: TrumpContext, order: Sequence[Shape], kinds: Sequence[int]) -> None:
+        index = {k: i for i, k in enumerate(kinds)}
+        self.up = [tuple(index[n] for n in ctx.link_up[k] if n in index) for k in kinds]
+        self.strength = [ctx.strength[k] for k in kinds]
+        self.order = order
+        # Tractors sort before every set (_shape_order): the first ``tractors`` shapes.
+        self.tractors = sum(1 for _, length in order if length >= 2)
+        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], Tops | None] = {}
+
+    def best(self, counts: tuple[int, ...], need: tuple[int, ...]) -> Tops | None:
+        key = (counts, need)
+        memo = self.memo
+        if key in memo:
+            return memo[key]
+        found = self._solve(counts, need)
+        memo[key] = found
+        return found
+
+    def _solve(self, counts: tuple[int, ...], need: tuple[int, ...]) -> Tops | None:
+        order = self.order
+        low = next((i for i, c in enumerate(counts) if c), -1)
+        if low < 0:
+            return tuple(() for _ in order)
+        if not any(need[: self.tractors]):
+            closed = self._sets(counts, need)
+            if closed is not None:
+                return closed[0]
+        best: Tops | None = None
+        for j, (width, length) in enumerate(order):
+            if not need[j] or counts[low] < width:
+                continue
+            for run in self._runs(counts, low, width, length):
+                left = list(counts)
+                for i in run:
+                    left[i] -= width
+                owed = list(need)
+                owed[j] -= 1
+                rest = self.best(tuple(left), tuple(owed))
+                if rest is None:
+                    continue
+                found = (*rest[:j], _insert(rest[j], self.strength[run[-1]]), *rest[j + 1 :])
+                if best is None or found > best:
+                    best = found
+        return best
+
+    def _runs(
+        self, counts: tuple[int, ...], start: int, width: int, length: int
+    ) -> list[tuple[int, ...]]:
+        """Linked runs of ``length`` slots from ``start`` holding ``width`` copies each."""
+        found: list[tuple[int, ...]] = []
+        stack: list[tuple[int, ...]] = [(start,)]
+        up = self.up
+        while stack:
+            run = stack.pop()
+            if len(run) == length:
+                found.append(run)
+                continue
+            for nxt in up[run[-1]]:
+                if counts[nxt] >= width:
+                    stack.append((*run, nxt))
+        return found
+
+    def _sets(self, counts: tuple[int, ...], need: tuple[int, ...]) -> tuple[Tops | None] | None:
+        """The owed sets' best tops in closed form: ``(value,)``, or None if it does not apply.
+
+        With at most three copies of a card, a kind gives one triple, or one pair and
+        singles, or singles. The highest triples come from the highest kinds of three
+        copies; the highest pairs from the kinds of two or more they leave; the singles
+        are all the rest. Each pick is the best for its shape and leaves the next shape
+        as much as any other pick with the same tops would. O(m log m).
+        """
+        order = self.order
+        owed = dict.fromkeys(_SETS, 0)
+        for shape, n in zip(order, need, strict=True):
+            if n:
+                if shape not in owed:
+                    return None
+                owed[shape] = n
+        triples, pairs, singles = owed[(3, 1)], owed[(2, 1)], owed[(1, 1)]
+        if max(counts) > 3 or 3 * triples + 2 * pairs + singles != sum(counts):
+            return None  # the general search keeps the unchecked cases exact
+        strength = self.strength
+        held = sorted(((strength[i], c) for i, c in enumerate(counts) if c), reverse=True)
+        tri: list[int] = []
+        pr: list[int] = []
+        rest: list[int] = []
+        for top, c in held:
+            if c == 3 and len(tri) < triples:
+                tri.append(top)
+            elif c >= 2 and len(pr) < pairs:
+                pr.append(top)
+                rest += [top] * (c - 2)
+            else:
+                rest += [top] * c
+        if len(tri) < triples or len(pr) < pairs:
+            return (None,)
+        tops = {(3, 1): tuple(tri), (2, 1): tuple(pr), (1, 1): tuple(rest)}
+        return (tuple(tops.get(shape, ()) for shape in order),)
 
 
 def _play_key(
-    ctx: TrumpContext, led: int, shapes: Counter[Shape], order: Sequence[Shape], play: Sequence[int]
+    ctx: TrumpContext,
+    led: int,
+    shapes: Counter[Shape],
+    order: Sequence[Shape],
+    size: int,
+    wide: tuple[int, int],
+    play: Sequence[int],
 ) -> Key | None:
-    """The play's best comparison key, or None when it cannot win."""
+    """The play's best comparison key, or None when it cannot win (``_Cutter``'s bound).
+
+    A play of another size than the lead's, or of cards that cannot exist, cannot win.
+    """
     suit = ctx.suit[play[0]] if play else -1
     if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
         return None
-    best: Key | None = None
-    for units in _cuttings(ctx, Counter(play), Counter(shapes)):
-        key = _key(ctx, order, units)
-        if best is None or key > best:
-            best = key
-    return best
+    if len(play) != size:
+        return None
+    held = Counter(play)
+    if max(held.values()) > ctx.decks:
+        return None  # cards that cannot exist (``impossible_play``)
+    if ctx.decks <= 3:
+        # Most plays fall here: with at most 3 copies a kind holds one set or tractor step
+        # of width 2 or more, so the play needs a kind of 2 (or 3) copies for each.
+        for width, steps in zip((2, 3), wide, strict=True):
+            if steps and sum(1 for c in held.values() if c >= width) < steps:
+                return None
+    kinds = sorted(held, key=lambda k: (ctx.step[k], k))
+    cutter = _Cutter(ctx, order, kinds)
+    tops = cutter.best(tuple(held[k] for k in kinds), tuple(shapes[s] for s in order))
+    if tops is None:
+        return None
+    return tuple(top for shape_tops in tops for top in shape_tops)
 
 
 def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]) -> int:
@@ -113,6 +232,29 @@ def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Seque
     return winner
 
 
+def _tractor_winner(
+    ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]
+) -> int:
+    # One tractor led: only a tractor of its shape, all led suit or all trump, can win. O(n).
+    width, length = lead.shape
+    strength, suit, link_up = ctx.strength, ctx.suit, ctx.link_up
+    winner, best = 0, strength[lead.top]
+    for i, play in enumerate(follows, 1):
+        if len(play) != lead.size or suit[play[0]] not in (led, TRUMP):
+            continue
+        held = Counter(play)
+        if len(held) != length or any(c != width for c in held.values()):
+            continue
+        kinds = sorted(held, key=lambda k: (ctx.step[k], k))
+        if any(suit[k] != suit[kinds[0]] for k in kinds):
+            continue
+        if all(high in link_up[low] for low, high in pairwise(kinds)):
+            top = strength[kinds[-1]]
+            if top > best:  # strictly higher: the earlier equal card wins
+                winner, best = i, top
+    return winner
+
+
 def _highest_card_winner(
     ctx: TrumpContext, led: int, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
 ) -> int:
@@ -123,6 +265,8 @@ def _highest_card_winner(
     for i, play in enumerate(follows, 1):
         suit = ctx.suit[play[0]] if play else -1
         if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
+            continue
+        if impossible_play(ctx, play) is not None:
             continue
         if sorted(u.shape for u in canonical_split(ctx, play)) != shapes:
             continue
@@ -138,18 +282,28 @@ def trick_winner(
     """Who wins the trick (R-WIN): 0 for the lead, ``i`` for ``follows[i - 1]``.
 
     ``lead_units`` are the lead's units as played (after a failed throw, the forced
-    unit); the follows come in play order.
+    unit); the follows come in play order. Bound: O(n log n) a play for a single, pair,
+    triple or tractor led; for a throw the play's best cutting (``_Cutter``) or, under
+    ``HIGHEST_CARD``, its canonical split (``canonical_split``): polynomial in the n cards.
     """
     led = ctx.suit[lead_units[0].top]
-    if len(lead_units) == 1 and lead_units[0].length == 1:
-        return _set_winner(ctx, led, lead_units[0], follows)
+    if len(lead_units) == 1:
+        if lead_units[0].length == 1:
+            return _set_winner(ctx, led, lead_units[0], follows)
+        return _tractor_winner(ctx, led, lead_units[0], follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
         return _highest_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)
     order = sorted(shapes, key=_shape_order)
     winner, best = 0, _key(ctx, order, lead_units)
+    size = sum(u.size for u in lead_units)
+    # Steps of the lead's units of width 2 or more, and of width 3.
+    wide = (
+        sum(u.length for u in lead_units if u.width >= 2),
+        sum(u.length for u in lead_units if u.width >= 3),
+    )
     for i, play in enumerate(follows, 1):
-        key = _play_key(ctx, led, shapes, order, play)
+        key = _play_key(ctx, led, shapes, order, size, wide, play)
         if key is not None and key > best:  # strictly higher: the earlier equal card wins
             winner, best = i, key
     return winner

@@ -98,8 +98,27 @@ class SplitError(ValueError):
     """A declared split that does not fit the lead."""
 
 
+def impossible_play(ctx: TrumpContext, play: Sequence[int]) -> int | None:
+    """A card ``play`` holds more copies of than the decks have, or None.
+
+    Such a play cannot exist: it is rejected before any search (R-LEAD, R-WIN). O(n·k) for
+    k kinds in the play, counted in C (a play is short, most are one kind).
+    """
+    decks = ctx.decks
+    if len(play) <= decks:
+        return None
+    for k in set(play):
+        if play.count(k) > decks:
+            return k
+    return None
+
+
 def chains_from(ctx: TrumpContext, counts: HeldCounts, start: int, width: int) -> Iterator[Unit]:
-    """Tractors of ``width`` whose lowest step holds ``start`` (every length ≥ 2)."""
+    """Tractors of ``width`` whose lowest step holds ``start`` (every length ≥ 2).
+
+    Bound: a tractor takes one kind a step, and only the level cards of the other suits
+    share a step (b ≤ 4 kinds): at most m·b tractors for m kinds, each built in O(m).
+    """
     stack: list[tuple[int, ...]] = [(start,)]
     while stack:
         chain = stack.pop()
@@ -113,7 +132,10 @@ def chains_from(ctx: TrumpContext, counts: HeldCounts, start: int, width: int) -
 def units_containing_lowest(
     ctx: TrumpContext, counts: HeldCounts, kind: int, max_width: int
 ) -> Iterator[Unit]:
-    """Every unit that can be cut from ``counts`` with ``kind`` as its lowest step."""
+    """Every unit that can be cut from ``counts`` with ``kind`` as its lowest step.
+
+    Bound: for each width up to ``max_width``, ``chains_from`` and one set: O(w·m·b) units.
+    """
     have = counts[kind]
     for width in range(min(have, max_width), 0, -1):
         if width >= 2:
@@ -129,21 +151,44 @@ def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, 
 
 
 def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
-    """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT)."""
+    """The canonical units of cards of one effective suit, largest first (R-UNIT-SPLIT).
+
+    Cards that cannot exist (more copies of a card than ``ctx.decks``) raise ``SplitError``
+    before any search. Bound: see ``_canonical``.
+    """
     ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
     if ordered and ordered[0] == ordered[-1]:
         # One kind only (a single, a pair, a triple): the most common lead, no search needed.
+        if len(ordered) > ctx.decks:
+            raise _impossible(ctx, ordered, ordered[0])
         return [Unit(len(ordered), (ordered[0],))]
-    return list(_canonical(ctx, ordered, max(ctx_width(ctx, ordered), 1)))
+    counts = Counter(ordered)
+    width = max(counts.values(), default=0)
+    if width > ctx.decks:
+        raise _impossible(ctx, ordered, next(k for k, c in counts.items() if c == width))
+    return list(_canonical(ctx, ordered, max(width, 1)))
 
 
-def ctx_width(ctx: TrumpContext, kinds: Sequence[int]) -> int:
-    """Largest number of copies of one kind among ``kinds``."""
-    return max(Counter(kinds).values(), default=0)
+def _impossible(ctx: TrumpContext, cards: Sequence[int], extra: int) -> SplitError:
+    shown = label_cards([extra] * cards.count(extra))
+    return SplitError(f"{shown} cannot exist: {ctx.decks} decks hold {ctx.decks} of each card")
 
 
 @lru_cache(maxsize=65536)
 def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> tuple[Unit, ...]:
+    """The first split, in the order its choices are tried, with the least ``_split_key``.
+
+    Dynamic programming on the cards left (the cache is the table): the lowest card left is
+    the lowest step of the unit that holds it, so a state tries each unit
+    (``units_containing_lowest``) on it and takes its best rest from the table; one unit
+    added to two rests keeps their order, so the best rest makes the best split.
+
+    Bound: with at most 3 copies of a card (``canonical_split`` refuses more), a tractor
+    (width 2 or more) crossing a kind leaves no room for another, so the cards left are
+    the lead above its lowest card less at most one crossing tractor per step: O(m²·b)
+    states for m kinds and b ≤ 4 kinds on one step. A state tries O(w·m·b) units and keys
+    each split in O(n log n): O(m³·b²·w·n log n) for n cards, with m ≤ 22 and w ≤ 3.
+    """
     if not ordered:
         return ()
     counts = Counter(ordered)

@@ -17,6 +17,7 @@ from chaodipi.engine.cards import Cards
 
 RULES: Final = {
     "LEAD_EMPTY": "R-LEAD",
+    "CARDS_IMPOSSIBLE": "R-HELD",
     "LEAD_MIXED_SUITS": "R-LEAD",
     "SPLIT_INVALID": "R-UNIT-SPLIT",
     "THROW_NOT_ALLOWED": "R-LEAD",
@@ -34,6 +35,7 @@ class Verdict:
     """A play's verdict: legal, or why not (``code``, ``reason``) with a legal ``alternative``.
 
     ``code`` is empty for a legal play; otherwise one of ``RULES``: ``LEAD_EMPTY``,
+    ``CARDS_IMPOSSIBLE`` (more copies of a card than the decks have),
     ``LEAD_MIXED_SUITS`` (not all one effective suit), ``SPLIT_INVALID`` (a declared split
     that does not fit), ``THROW_NOT_ALLOWED`` (several units where the ruleset has no
     throws), ``WRONG_CARD_COUNT``, ``FOLLOW_REVOKE`` (did not follow suit while

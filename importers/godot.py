@@ -345,6 +345,8 @@ class _Round:
                 if not isinstance(pattern, str) or not pattern.startswith("Tractor("):
                     continue
                 cards = _cards(play.get("cards"), f"{self.path}.tricks[{t}]")
+                if table.check_lead(" ".join(cards)).code == "CARDS_IMPOSSIBLE":
+                    continue  # the audit finds cards no deck holds; they are no tractor
                 units = table.lead(" ".join(cards)).units
                 if len(units) != 1 or not units[0].is_tractor:
                     return (

@@ -298,3 +298,30 @@ def test_r_bid_first_hand_of_unequal_levels_may_be_unsupported_by_a_variant() ->
         report = audit_game(version, ruleset=variant)
         assert [f.code for f in report.findings] == ["UNSUPPORTED"]
         assert "teams stand at different levels" in report.findings[0].message
+
+
+def test_r_held_a_lead_of_copies_no_deck_holds_is_not_judged_even_when_dealt() -> None:
+    # A deal with three ♣7 in seat 0's hand (two decks: DEAL_INVALID), which it then leads.
+    record = scripted_hand(
+        "classic", ["C7 C7", "", "", ""], bids=SPADE_BIDS, trump="S", levels=("2", "2")
+    )
+    dealt = record.dealt_hands.hands[0].cards
+    dealt[next(i for i, card in enumerate(dealt) if card != "C7")] = "C7"
+    record.tricks[0].plays[0].cards[:] = ["C7", "C7", "C7"]
+    report = audit_game(record)
+    first = [
+        (f.code, f.position.play, f.message)
+        for f in report.findings
+        if f.position.trick == 0 and f.code != "DEAL_INVALID"
+    ]
+    assert first[0] == (
+        "CARD_NOT_IN_HAND",
+        0,
+        "seat 0: ♣7 ♣7 ♣7 cannot be led: 2 decks hold 2 of each card",
+    )
+    # No follow is judged against it (only their card counts); no play can win against
+    # it, so the table's claim names the winner.
+    assert "WRONG_CARD_COUNT" in {code for code, _, _ in first}
+    assert not {code for code, _, _ in first} & {"FOLLOW_REVOKE", "FOLLOW_SHAPE"}
+    assert report.computed.tricks[0].winner == record.tricks[0].claim.winner
+    assert "DEAL_INVALID" in {f.code for f in report.findings}

@@ -153,6 +153,45 @@ def test_ruleset_bad_override_names_the_field(override: dict[str, object], field
         ruleset_from_mapping({"base": "classic", "id": "bad", **override})
 
 
+@pytest.mark.parametrize(
+    ("base", "override", "message"),
+    [
+        # Four hands of 1 and a kitty of 158 are three decks' cards, and no game.
+        (
+            "changshu",
+            {"hand_size": 1, "kitty_size": 158},
+            r"ruleset\.hand_size: 1 is not within 33-40",
+        ),
+        (
+            "classic",
+            {"hand_size": 1, "kitty_size": 104},
+            r"ruleset\.hand_size: 1 is not within 22-26",
+        ),
+        ("classic", {"hand_size": 27, "kitty_size": 0}, r"ruleset\.hand_size: 27 is not within"),
+        (
+            "classic",
+            {"hand_size": 22, "kitty_size": 23},
+            r"ruleset\.kitty_size: 23 is not within 1-22",
+        ),
+        ("classic", {"hand_size": 24, "kitty_size": 8}, r"ruleset: 4 hands of 24 and a kitty of 8"),
+        ("classic", {"decks": 4}, r"ruleset\.decks: 4 decks are not supported"),
+    ],
+)
+def test_ruleset_sizes_outside_a_game_are_refused_naming_the_field(
+    base: str, override: dict[str, object], message: str
+) -> None:
+    with pytest.raises(RulesetError, match=message):
+        ruleset_from_mapping({"base": base, "id": "bad", **override})
+
+
+def test_ruleset_sizes_within_the_bounds_are_accepted() -> None:
+    # A house kitty of 12 with two decks: four hands of 24.
+    house = ruleset_from_mapping(
+        {"base": "classic", "id": "big-kitty", "hand_size": 24, "kitty_size": 12}
+    )
+    assert (house.hand_size, house.kitty_size) == (24, 12)
+
+
 def test_ruleset_bad_file_text_names_the_file() -> None:
     with pytest.raises(RulesetError, match=r"house\.toml: not valid TOML"):
         ruleset_from_text("base = ", "house.toml")

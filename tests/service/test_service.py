@@ -234,6 +234,13 @@ def test_reaudit_leaves_the_stored_audit(client: AuditClient) -> None:
     with pytest.raises(grpc.RpcError) as caught:
         client.reaudit_game(summary.game, overrides_json="[1]")
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Sizes that make no game (issue 13): refused naming the field and its range.
+    with pytest.raises(grpc.RpcError) as caught:
+        client.reaudit_game(summary.game, overrides_json='{"hand_size": 1, "kitty_size": 158}')
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    (violation,) = getattr(caught.value, "violations", ())
+    assert violation[0] == "ruleset_overrides_json"
+    assert violation[1].startswith("ruleset.hand_size: 1 is not within 22-26")
     with pytest.raises(grpc.RpcError) as caught:
         client.reaudit_game("0123456789abcdef")
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND

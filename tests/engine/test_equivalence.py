@@ -1,0 +1,267 @@
+"""The engine's polynomial algorithms give the answers of the exhaustive ones they replaced.
+
+The old functions live here only, as an oracle: they enumerate every cutting or split of
+a play, so they are fed small plays of cards that can exist (at most ``decks`` copies of a
+card), drawn from a narrow band of one effective suit where sets and tractors are common,
+under every preset's order rule (R-UNIT, R-UNIT-SPLIT, R-THROW, R-WIN).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from itertools import combinations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chaodipi.engine.follow import _answers
+from chaodipi.engine.lead import check_lead, lead_units
+from chaodipi.engine.order import TRUMP, TrumpContext, trump_context
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.ruleset import Ruleset, ThrowCompare
+from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import Unit, canonical_split, units_containing_lowest
+
+Shape = tuple[int, int]
+Key = tuple[int, ...]
+
+# --- The exhaustive trick winner (engine/trick.py before the dynamic programme) ---
+
+
+def _shape_order(shape: Shape) -> tuple[int, int, int]:
+    width, length = shape
+    return (-width * length, -width, -length)
+
+
+def _key(ctx: TrumpContext, order: Sequence[Shape], units: Sequence[Unit]) -> Key:
+    key: list[int] = []
+    for shape in order:
+        key += sorted((ctx.strength[u.top] for u in units if u.shape == shape), reverse=True)
+    return tuple(key)
+
+
+def _cuttings(
+    ctx: TrumpContext, counts: Counter[int], need: Counter[Shape]
+) -> Iterator[list[Unit]]:
+    present = [k for k, c in counts.items() if c]
+    if not present:
+        yield []
+        return
+    low = min(present, key=lambda k: (ctx.step[k], k))
+    for (width, length), wanted in need.items():
+        if not wanted or counts[low] < width:
+            continue
+        for kinds in _runs(ctx, counts, low, width, length):
+            for k in kinds:
+                counts[k] -= width
+            need[(width, length)] -= 1
+            for rest in _cuttings(ctx, counts, need):
+                yield [Unit(width, kinds), *rest]
+            need[(width, length)] += 1
+            for k in kinds:
+                counts[k] += width
+
+
+def _runs(
+    ctx: TrumpContext, counts: Counter[int], start: int, width: int, length: int
+) -> Iterator[tuple[int, ...]]:
+    stack: list[tuple[int, ...]] = [(start,)]
+    while stack:
+        run = stack.pop()
+        if len(run) == length:
+            yield run
+            continue
+        for nxt in ctx.link_up[run[-1]]:
+            if counts[nxt] >= width:
+                stack.append((*run, nxt))
+
+
+def _play_key(
+    ctx: TrumpContext, led: int, shapes: Counter[Shape], order: Sequence[Shape], play: Sequence[int]
+) -> Key | None:
+    suit = ctx.suit[play[0]] if play else -1
+    if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
+        return None
+    best: Key | None = None
+    for units in _cuttings(ctx, Counter(play), Counter(shapes)):
+        key = _key(ctx, order, units)
+        if best is None or key > best:
+            best = key
+    return best
+
+
+def old_trick_winner(
+    ctx: TrumpContext, lead: Sequence[Unit], follows: Sequence[Sequence[int]]
+) -> int:
+    led = ctx.suit[lead[0].top]
+    if len(lead) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
+        shapes_list = sorted(u.shape for u in lead)
+        winner, top = 0, max(ctx.strength[u.top] for u in lead)
+        for i, play in enumerate(follows, 1):
+            suit = ctx.suit[play[0]] if play else -1
+            if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
+                continue
+            if sorted(u.shape for u in old_canonical_split(ctx, play)) != shapes_list:
+                continue
+            high = max(ctx.strength[k] for k in play)
+            if high > top:
+                winner, top = i, high
+        return winner
+    shapes = Counter(u.shape for u in lead)
+    order = sorted(shapes, key=_shape_order)
+    winner, best = 0, _key(ctx, order, lead)
+    for i, play in enumerate(follows, 1):
+        key = _play_key(ctx, led, shapes, order, play)
+        if key is not None and key > best:
+            winner, best = i, key
+    return winner
+
+
+# --- The exhaustive canonical split (engine/units.py before the dynamic programme) ---
+
+
+def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    sizes = tuple(sorted(-u.size for u in units))
+    lengths = tuple(sorted(-u.length for u in units))
+    return (len(units), sizes, lengths)
+
+
+def old_canonical_split(ctx: TrumpContext, kinds: Sequence[int]) -> list[Unit]:
+    ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
+    if ordered and ordered[0] == ordered[-1]:
+        return [Unit(len(ordered), (ordered[0],))]
+    width = max(Counter(ordered).values(), default=0)
+    return list(_old_canonical(ctx, ordered, max(width, 1)))
+
+
+@lru_cache(maxsize=4096)
+def _old_canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> tuple[Unit, ...]:
+    if not ordered:
+        return ()
+    counts = Counter(ordered)
+    best: tuple[Unit, ...] = ()
+    best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
+    for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
+        rest = counts.copy()
+        for k in unit.kinds:
+            rest[k] -= unit.width
+        remaining = tuple(k for k in dict.fromkeys(ordered) for _ in range(rest[k]))
+        units = (unit, *_old_canonical(ctx, remaining, max_width))
+        key = _split_key(units)
+        if best_key is None or key < best_key:
+            best, best_key = units, key
+    return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
+
+
+# --- The follow's picks of disjoint tractors (engine/follow.py before the walk) ---
+
+
+def old_answers(chains: list[tuple[int, ...]], demand: int) -> list[tuple[tuple[int, ...], ...]]:
+    if not chains:
+        return [()]
+    if demand == 1:
+        return [(c,) for c in chains]
+    for take in range(min(demand, len(chains)), 0, -1):
+        picks = [
+            combo
+            for combo in combinations(chains, take)
+            if len({s for c in combo for s in c}) == sum(len(c) for c in combo)
+        ]
+        if picks:
+            return picks
+    return [()]
+
+
+# --- Generated plays ---
+
+RULESETS = sorted(PRESETS.values(), key=lambda r: r.id)
+
+
+def _context(rng: random.Random, ruleset: Ruleset) -> TrumpContext:
+    return trump_context(ruleset, rng.randrange(13), rng.choice([0, 1, 2, 3, None]))
+
+
+def _band(rng: random.Random, ctx: TrumpContext, suit: int, width: int) -> list[int]:
+    """The kinds of ``width`` neighbouring steps of ``suit`` (the top of trumps often)."""
+    steps = ctx.steps[suit]
+    low = rng.randrange(max(len(steps) - width, 0) + 1)
+    if suit == TRUMP and rng.random() < 0.5:
+        low = max(len(steps) - width, 0)
+    return [k for step in steps[low : low + width] for k in step]
+
+
+def _draw(rng: random.Random, kinds: Sequence[int], decks: int, size: int) -> list[int]:
+    """``size`` cards from ``kinds``, at most ``decks`` copies each, copies made likely."""
+    pool = [k for k in kinds for _ in range(decks)]
+    if size >= len(pool):
+        return pool
+    picked: list[int] = []
+    counts: Counter[int] = Counter()
+    while len(picked) < size:
+        k = rng.choice(kinds)
+        take = min(rng.randint(1, decks), decks - counts[k], size - len(picked))
+        counts[k] += take
+        picked += [k] * take
+    return picked
+
+
+def _trick(rng: random.Random, ruleset: Ruleset) -> tuple[TrumpContext, list[int], list[list[int]]]:
+    ctx = _context(rng, ruleset)
+    suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+    lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 7)), ruleset.decks, rng.randint(2, 10))
+    follows = []
+    for _ in range(3):
+        roll = rng.random()
+        if roll < 0.45:
+            kinds = _band(rng, ctx, suit, rng.randint(2, 7))
+        elif roll < 0.9:
+            kinds = _band(rng, ctx, TRUMP, rng.randint(2, 7))
+        else:
+            kinds = [k for s in range(5) for step in ctx.steps[s][:2] for k in step]
+        play = _draw(rng, kinds, ruleset.decks, len(lead))
+        if len(play) == len(lead):  # a narrow band may hold fewer cards
+            follows.append(play)
+    return ctx, lead, follows
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
+def test_r_win_winner_is_the_exhaustive_ones(seed: int, ruleset: Ruleset) -> None:
+    rng = random.Random(seed)
+    ctx, lead, follows = _trick(rng, ruleset)
+    assert check_lead(ctx, lead) is None
+    units = lead_units(ctx, lead)
+    assert trick_winner(ctx, units, follows) == old_trick_winner(ctx, units, follows)
+    # A follow's own cards as the lead (a tractor or throw of another shape).
+    for play in follows:
+        if len(play) == len(lead) and check_lead(ctx, play) is None:
+            other = lead_units(ctx, play)
+            assert trick_winner(ctx, other, [lead, *follows]) == old_trick_winner(
+                ctx, other, [lead, *follows]
+            )
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
+def test_r_unit_split_is_the_exhaustive_one(seed: int, ruleset: Ruleset) -> None:
+    rng = random.Random(seed)
+    ctx = _context(rng, ruleset)
+    suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+    lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 9)), ruleset.decks, rng.randint(1, 18))
+    assert canonical_split(ctx, lead) == old_canonical_split(ctx, lead)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(st.tuples(st.integers(0, 14), st.integers(2, 4)), max_size=12, unique=True),
+    demand=st.integers(1, 6),
+)
+def test_r_follow_shape_disjoint_tractor_picks_are_the_exhaustive_ones(
+    runs: list[tuple[int, int]], demand: int
+) -> None:
+    # Chains of slots, lowest first, as follow._chains lists them; many of them cross.
+    chains = sorted(tuple(range(start, start + length)) for start, length in runs)
+    assert _answers(chains, demand) == old_answers(chains, demand)
