@@ -104,36 +104,12 @@ class Summary:
 
     def worst_players(self) -> list[dict[str, Any]]:
         """Players with the most breaches per hand played (breaches at their seat)."""
-        ranked = sorted(
-            ((pid, hands, breaches) for pid, (hands, breaches) in self.players.items() if breaches),
-            key=lambda p: (-p[2] / p[1], -p[2], p[0]),
-        )
-        return [
-            {
-                "player": pid,
-                "hands": hands,
-                "breaches": breaches,
-                "breaches_per_hand": round(breaches / hands, 4),
-            }
-            for pid, hands, breaches in ranked[:TOP]
-        ]
+        return _ranked(self.players, "breaches", 4)
 
     def endgame_players(self) -> list[dict[str, Any]]:
         """Players who lost the most points per analysed hand's end (their side's loss against
         its best play, summed over their own plays)."""
-        ranked = sorted(
-            ((pid, hands, lost) for pid, (hands, lost) in self.endgame.items() if hands),
-            key=lambda p: (-p[2] / p[1], -p[2], p[0]),
-        )
-        return [
-            {
-                "player": pid,
-                "hands": hands,
-                "points_lost": lost,
-                "points_lost_per_hand": round(lost / hands, 2),
-            }
-            for pid, hands, lost in ranked[:TOP]
-        ]
+        return _ranked(self.endgame, "points_lost", 2)
 
     @property
     def hands_per_second(self) -> float:
@@ -244,6 +220,19 @@ class Summary:
                     f"{p['points_lost_per_hand']:.2f}",
                 )
             console.print(ranked)
+
+
+def _ranked(tallies: dict[str, list[int]], figure: str, digits: int) -> list[dict[str, Any]]:
+    """The ``TOP`` players by ``figure`` per hand (tallies: id -> [hands, figure]), highest
+    first; players whose figure is 0 are left out."""
+    ranked = sorted(
+        ((pid, hands, n) for pid, (hands, n) in tallies.items() if n),
+        key=lambda p: (-p[2] / p[1], -p[2], p[0]),
+    )
+    return [
+        {"player": pid, "hands": hands, figure: n, f"{figure}_per_hand": round(n / hands, digits)}
+        for pid, hands, n in ranked[:TOP]
+    ]
 
 
 def _count(n: int, word: str, plural: str = "") -> str:

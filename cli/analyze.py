@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from chaodipi.cli.console import Command, cell, count, error, progress_bar, stdout, user
+from chaodipi.cli.console import Command, cell, count, progress_bar, stdout, user
 
 if TYPE_CHECKING:
     from chaodipi.auditor.analysis import HandAnalysis
@@ -89,21 +89,13 @@ def analyze_command(
 ) -> None:
     """Solve each hand's last tricks and give every play its cost. Exit 0 every hand analysed,
     1 a hand not analysed, 2 unreadable input."""
-    from chaodipi import importers
     from chaodipi.auditor.analysis import BUDGET, analyse_game
+    from chaodipi.cli.records import FileReader
 
     results: list[dict[str, object]] = []
-    unreadable = skipped = 0
-    for path in files:
-        try:
-            loaded = importers.load(path, fmt)
-        except (OSError, ValueError) as exc:
-            error(f"{user(path)}: {user(exc.strerror if isinstance(exc, OSError) else exc)}")
-            unreadable += 1
-            continue
-        for problem in loaded.errors:
-            error(user(problem))
-        unreadable += bool(loaded.errors) or not loaded.records
+    skipped = 0
+    reader = FileReader(fmt)
+    for path, loaded in reader.each(files):
         with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as (
             bar,
             task,
@@ -120,7 +112,7 @@ def analyze_command(
     if as_json:
         json.dump(results, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-    raise typer.Exit(2 if unreadable else 1 if skipped else 0)
+    raise typer.Exit(2 if reader.unreadable else 1 if skipped else 0)
 
 
 def register(app: typer.Typer) -> None:

@@ -155,22 +155,12 @@ def audit(
     """Replay records and report every breach. Exit 0 clean, 1 findings, 2 unreadable input."""
     from google.protobuf import json_format
 
-    from chaodipi import importers
-
     chosen = ruleset_option(ruleset)
     reports: list[dict[str, object]] = []
-    unreadable = findings = 0
+    findings = 0
     printer = _ReportPrinter()
-    for path in files:
-        try:
-            loaded = importers.load(path, fmt)
-        except (OSError, ValueError) as exc:
-            error(f"{user(path)}: {user(_reason(exc))}")
-            unreadable += 1
-            continue
-        for problem in loaded.errors:
-            error(user(problem))
-        unreadable += bool(loaded.errors) or not loaded.records
+    reader = records.FileReader(fmt)
+    for path, loaded in reader.each(files):
         with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as (
             bar,
             task,
@@ -186,14 +176,7 @@ def audit(
     if as_json:
         json.dump(reports, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-    raise typer.Exit(2 if unreadable else 1 if findings else 0)
-
-
-def _reason(exc: Exception) -> str:
-    """What went wrong reading a file, without Python's exception name or errno."""
-    if isinstance(exc, OSError):
-        return exc.strerror or "cannot be read"
-    return str(exc)
+    raise typer.Exit(2 if reader.unreadable else 1 if findings else 0)
 
 
 @app.command(cls=Command)

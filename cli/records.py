@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -24,6 +25,38 @@ FormatOpt = Annotated[
 StrictOpt = Annotated[
     bool, typer.Option("--strict", metavar="", help="Stop at the first error.")
 ]  # fmt: skip
+
+
+class FileReader:
+    """Reads a command's record files one at a time, printing each file's import problems;
+    ``unreadable`` counts the files that could not be read, in whole or in part."""
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self.unreadable = 0
+
+    def each(self, files: Iterable[Path]) -> Iterator[tuple[Path, ImportResult]]:
+        """Each readable file with what it gave (a file that cannot be opened is skipped)."""
+        from chaodipi import importers
+
+        for path in files:
+            try:
+                loaded = importers.load(path, self.format)
+            except (OSError, ValueError) as exc:
+                error(f"{user(path)}: {user(_reason(exc))}")
+                self.unreadable += 1
+                continue
+            for problem in loaded.errors:
+                error(user(problem))
+            self.unreadable += bool(loaded.errors) or not loaded.records
+            yield path, loaded
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong reading a file, without Python's exception name or errno."""
+    if isinstance(exc, OSError):
+        return exc.strerror or "cannot be read"
+    return str(exc)
 
 
 def _read(files: list[Path], format: str, strict: bool, title: str) -> ImportResult:
