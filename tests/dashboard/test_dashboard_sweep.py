@@ -36,17 +36,19 @@ def faulty(code: str) -> records_pb2.GameRecord:
     raise AssertionError(f"no hand takes {code}")
 
 
-Stored = tuple[str, dict[str, list[str]], set[str]]
+Stored = tuple[str, dict[str, list[str]], set[str], dict[str, list[str]]]
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
-    """The database, the game ids stored for each fixture file and each fault code, and the
-    fixture files the importers cannot read at all."""
+    """The database, the game ids stored for each fixture file and each fault code, the
+    fixture files the importers cannot read at all, and the reasons the service gave for the
+    records it rejected (a ruleset that makes no game), by file."""
     url = make_db(tmp_path_factory.mktemp("db") / "sweep.db")
     model = ReadModel.open(url)
     games: dict[str, list[str]] = {}
     unreadable: set[str] = set()
+    rejected: dict[str, list[str]] = {}
     batches: list[tuple[str, list[records_pb2.GameRecord | records_pb2.MatchRecord]]] = []
     for path in FILES:
         result = importers.load_bytes(path.read_bytes(), path.name)
@@ -58,6 +60,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     batches.extend((code, [faulty(code)]) for code in CODES)
     for label, records in batches:
         summaries = ingest_records(model.sessions, model.tenant_id, records) if records else []
+        rejected[label] = [
+            s.error for s in summaries if s.status == service_pb2.RecordSummary.STATUS_REJECTED
+        ]
         games[label] = [
             game
             for s in summaries
@@ -66,7 +71,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
                 [h.removeprefix("games/") for h in s.hand_games] or [s.game.removeprefix("games/")]
             )
         ]
-    return url, games, unreadable
+    return url, games, unreadable, rejected
 
 
 def words(url: str) -> set[str]:
@@ -107,10 +112,14 @@ def test_every_fixture_replays(
     use_db: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url, games, unreadable = stored
+    url, games, unreadable, rejected = stored
     monkeypatch.setenv(ENV_URL, url)
     if label in unreadable:
         assert games[label] == []  # a file that cannot be read stores nothing
+        return
+    if label == "worst/hostile-override.txt":
+        # Its ruleset override makes no game: the service rejects it naming the field.
+        assert games[label] == [] and "hand_size" in " ".join(rejected[label])
         return
     # Every other file stores its records (a botzone log cut by the judger's error is read as
     # far as it goes: RECORD_INCOMPLETE), and each replays.
@@ -126,7 +135,7 @@ def test_every_fault_code_replays(
     use_db: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url, games, _ = stored
+    url, games, _, _ = stored
     monkeypatch.setenv(ENV_URL, url)
     (game,) = games[code]
     stored_game = ReadModel.open(url).game(game)
