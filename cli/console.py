@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import typer.core
 from rich.console import Console
@@ -129,10 +129,43 @@ class Command(typer.core.TyperCommand):
 
 
 class Group(typer.core.TyperGroup):
-    """The command group of ``chaodipi``, with help as ``Command`` shows it."""
+    """The command group of ``chaodipi``, with help as ``Command`` shows it.
+
+    The commands of other modules are loaded when named: ``lazy`` maps each such module (its
+    ``register(app)`` adds its commands) to the names it adds, in the order help lists them, so
+    that ``chaodipi audit FILE`` imports neither the server, the dashboard nor the batch code.
+    """
+
+    lazy: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def get_help_option(self, ctx: click.Context) -> typer.core.TyperOption | None:
         return _no_type(super().get_help_option(ctx))
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        for param in self.params:  # Typer's shell-completion flags
+            if isinstance(param, typer.core.TyperOption) and param.is_flag:
+                param.metavar = ""
+        super().format_help(ctx, formatter)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        later = [name for names_of in self.lazy.values() for name in names_of]
+        return [n for n in names if n not in later] + later
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            module = next((m for m, names in self.lazy.items() if cmd_name in names), None)
+            if module is not None:
+                self._load(module)
+        return super().get_command(ctx, cmd_name)
+
+    def _load(self, module: str) -> None:
+        import importlib
+
+        commands = typer.Typer()
+        importlib.import_module(module).register(commands)
+        for name, command in typer.main.get_group(commands).commands.items():
+            self.add_command(command, name)
 
 
 def _no_type(option: typer.core.TyperOption | None) -> typer.core.TyperOption | None:

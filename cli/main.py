@@ -1,7 +1,8 @@
 """The ``chaodipi`` command line: audit, generate, and the commands of each subsystem.
 
-Each command imports what it needs when it runs, so that ``chaodipi audit FILE`` does not pay
-for the database, the server or the dashboard (start-up time: docs/benchmarks.md).
+Each command imports what it needs when it runs, and the commands of the other modules are
+loaded only when named (``Commands``), so that ``chaodipi audit FILE`` does not pay for the
+database, the server or the dashboard (start-up time: docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 from rich.control import strip_control_codes
 
-from chaodipi.cli import analyze, batch, dashboard, dump, records, service
+from chaodipi.cli import records
 from chaodipi.cli.console import Command, Group, count, error, progress_bar, stdout, user
 from chaodipi.cli.options import ruleset_option
 from chaodipi.cli.words import describe_level_result, position_text, severity_text
@@ -23,8 +24,22 @@ if TYPE_CHECKING:
     from chaodipi.engine.ruleset import Ruleset
     from chaodipi.v1 import audit_pb2, records_pb2
 
+
+class Commands(Group):
+    """``chaodipi``'s commands: ``audit`` and ``generate`` here, the rest loaded when named."""
+
+    lazy: ClassVar[dict[str, tuple[str, ...]]] = {
+        "chaodipi.cli.records": ("import", "export"),
+        "chaodipi.cli.service": ("serve", "upload", "replay", "stats", "sample", "keys"),
+        "chaodipi.cli.dashboard": ("dashboard", "up"),
+        "chaodipi.cli.batch": ("audit-batch",),
+        "chaodipi.cli.dump": ("dump",),
+        "chaodipi.cli.analyze": ("analyze",),
+    }
+
+
 app = typer.Typer(
-    cls=Group,
+    cls=Commands,
     help="Audit and replay recorded games of 炒地皮 (Chao Di Pi).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -243,11 +258,3 @@ def generate(
         f"wrote {count(len(generated), 'match' if matches else 'hand')} to "
         f"{user(out_file)} ({planted} with a planted fault)"
     )
-
-
-records.register(app)
-service.register(app)
-dashboard.register(app)
-batch.register(app)
-dump.register(app)
-analyze.register(app)

@@ -13,6 +13,7 @@ import typer
 
 from chaodipi.cli.console import (
     Command,
+    Group,
     cell,
     count,
     error,
@@ -488,7 +489,7 @@ def sample_command(
     stdout().print(f"wrote {count(hands, 'hand')} and {count(matches, 'match')} to {user(out)}")
 
 
-keys_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+keys_app = typer.Typer(cls=Group, help="Create, list and revoke API keys.", no_args_is_help=True)
 
 
 @keys_app.command("create", cls=Command)

@@ -11,6 +11,9 @@ round); see docs/foreign-formats.md for the foreign ones.
 
 Every reader is pure; only ``load`` and ``write`` touch files. A foreign record names its
 program's preset (``eighty``, ``botzone``, ``godot``), which the engine knows like every other.
+The readers of the text notation and the foreign formats are imported when a file of theirs is
+read, so that reading protobuf (the command line's and the service's common case) does not pay
+for them at start-up.
 """
 
 from __future__ import annotations
@@ -22,8 +25,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi.auditor.reading import load_json
-from chaodipi.importers import botzone, eighty, godot
-from chaodipi.importers.notation import format_records, read_text
 from chaodipi.importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
 from chaodipi.importers.protobin import read_pb, write_pb
 from chaodipi.importers.protojson import json_values, read_json, write_json
@@ -50,6 +51,8 @@ __all__ = [
 
 
 def _sniff_json(value: object) -> str:
+    from chaodipi.importers import eighty, godot
+
     # A loop, not recursion: an array nested nearly as deep as json.loads allows is valid.
     while isinstance(value, list) and value:
         if all(isinstance(v, dict) and "type" in v and "seq" in v for v in value):
@@ -124,14 +127,23 @@ def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = Fals
         out = Collector(name, strict)
         out.problem("byte 0", f"the file is empty: expected {chosen} records")
         return out.result
-    readers = {
-        "text": read_text,
-        "json": read_json,
-        "eighty": eighty.read_eighty,
-        "botzone": botzone.read_botzone,
-        "godot": godot.read_godot,
-    }
-    return readers[chosen](text, name, strict)
+    if chosen == "json":
+        return read_json(text, name, strict)
+    if chosen == "text":
+        from chaodipi.importers.notation import read_text
+
+        return read_text(text, name, strict)
+    if chosen == "eighty":
+        from chaodipi.importers.eighty import read_eighty
+
+        return read_eighty(text, name, strict)
+    if chosen == "botzone":
+        from chaodipi.importers.botzone import read_botzone
+
+        return read_botzone(text, name, strict)
+    from chaodipi.importers.godot import read_godot
+
+    return read_godot(text, name, strict)
 
 
 def load(path: str | os.PathLike[str], format: str = "auto", strict: bool = False) -> ImportResult:
@@ -146,6 +158,8 @@ def dumps(records: Iterable[records_pb2.RecordFile], to: str) -> bytes:
     if to == "json":
         return write_json(records).encode()
     if to == "text":
+        from chaodipi.importers.notation import format_records
+
         return format_records(records).encode()
     raise ValueError(f"unknown output format {to!r}: expected one of {', '.join(OUTPUTS)}")
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.cli.main import app
+from chaodipi.cli.main import Commands, app
 from chaodipi.service.home import data_dir
 from chaodipi.service.server import PortInUse, ServerConfig
 from chaodipi.v1 import records_pb2
@@ -133,13 +133,24 @@ def test_results_are_in_words_not_enum_names(home: Path) -> None:
 
 
 def test_help_shows_value_names_not_python_types() -> None:
-    for command in ("audit", "upload", "audit-batch", "generate", "serve"):
-        result = run(command, "--help")
+    commands = ("audit", "upload", "audit-batch", "generate", "serve", "analyze", "keys")
+    for args in [("--help",)] + [(command, "--help") for command in commands]:
+        result = run(*args)
         assert result.exit_code == 0
         assert not re.search(r"<(bool|str|int|float|list\[\w+\]|Path)>", result.output), (
-            command,
+            args,
             result.output,
         )
+
+
+def test_every_command_is_listed_and_loads_when_named() -> None:
+    # The commands of other modules are loaded only when named; help still lists them all.
+    listed = run("--help").output
+    for names in Commands.lazy.values():
+        for name in names:
+            assert re.search(rf"│ {re.escape(name)}\s", listed), name
+            assert run(name, "--help").exit_code == 0, name
+    assert run("no-such-command").exit_code == 2
 
 
 def test_a_second_server_on_the_same_port_fails_loudly(home: Path) -> None:
