@@ -13,10 +13,10 @@ Python from ``pip install -e .``, mypyc-compiled from a wheel (``pip install .``
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 from build_info import describe_build  # bench/, beside this script
+from timing import best_cpu
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.audit import report_of
@@ -29,16 +29,6 @@ from chaodipi.auditor.state import HandState
 from chaodipi.auditor.tricks import play_tricks
 from chaodipi.engine import Table
 from chaodipi.v1 import records_pb2
-
-
-def _best(rounds: int, work: Callable[[], None]) -> float:
-    # CPU time of this process: other jobs on the machine do not inflate it.
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def main() -> None:
@@ -59,8 +49,8 @@ def main() -> None:
         for blob in blobs:
             audit_game(records_pb2.GameRecord.FromString(blob)).SerializeToString()
 
-    parse_s = _best(args.rounds, parse)
-    audit_s = _best(args.rounds, audit)
+    parse_s = best_cpu(args.rounds, parse)
+    audit_s = best_cpu(args.rounds, audit)
     n = len(blobs)
     print(describe_build())
     print(
@@ -109,7 +99,7 @@ def _parts(blobs: list[bytes], rounds: int) -> None:
 
     before = 0.0
     for stage in stages:
-        total = _best(rounds, upto(stage))
+        total = best_cpu(rounds, upto(stage))
         print(f"  {stage:6s} {(total - before) / len(blobs) * 1e6:8.1f} us/hand")
         before = total
 

@@ -22,11 +22,10 @@ import argparse
 import contextlib
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from build_info import describe_build  # bench/, beside this script
+from timing import best_cpu
 
 from chaodipi import importers
 from chaodipi.auditor import audit_game
@@ -35,15 +34,6 @@ from chaodipi.cli.main import app
 from chaodipi.v1 import records_pb2
 
 SUFFIXES = {"pb": ".pb", "json": ".jsonl", "text": ".txt"}
-
-
-def _best(rounds: int, work: Callable[[], None]) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def main() -> None:
@@ -81,10 +71,10 @@ def main() -> None:
                 audit_game(records_pb2.GameRecord.FromString(blob)).SerializeToString()
 
         command()  # warm: the command's own lazy imports are start-up, not work
-        cli_s = _best(args.rounds, command)
-        load_s = _best(args.rounds, load)
-        audit_s = _best(args.rounds, audit_loaded)
-        bench_s = _best(args.rounds, in_process)
+        cli_s = best_cpu(args.rounds, command)
+        load_s = best_cpu(args.rounds, load)
+        audit_s = best_cpu(args.rounds, audit_loaded)
+        bench_s = best_cpu(args.rounds, in_process)
     n = len(records)
     print(describe_build())
     print(

@@ -22,25 +22,15 @@ from __future__ import annotations
 import argparse
 import io
 import random
-import time
-from collections.abc import Callable
 
 import chess
 import chess.pgn
 from build_info import describe_build  # bench/, beside this script
+from timing import best_cpu
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
-
-
-def _best(rounds: int, work: Callable[[], None]) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def random_game(seed: int, max_plies: int = 200) -> str:
@@ -95,8 +85,8 @@ def main() -> None:
 
     chess_s = our_s = float("inf")
     for _ in range(args.rounds):  # in turn, so both see the machine in the same state
-        chess_s = min(chess_s, _best(1, chess_replay))
-        our_s = min(our_s, _best(1, our_replay))
+        chess_s = min(chess_s, best_cpu(1, chess_replay))
+        our_s = min(our_s, best_cpu(1, our_replay))
     chess_rate, our_rate = plies / chess_s, plays / our_s
     print(describe_build())
     print(f"python-chess {chess.__version__}; CPU time, best of {args.rounds}, in turn")
