@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from chaodipi.cli.console import Command, cell, count, progress_bar, stdout, user
+from chaodipi.cli.records import FilesArg, FormatOpt
 
 if TYPE_CHECKING:
     from chaodipi.auditor.analysis import HandAnalysis
@@ -66,15 +66,8 @@ def _print(name: str, analysis: HandAnalysis) -> None:
 
 
 def analyze_command(
-    files: Annotated[
-        list[Path], typer.Argument(metavar="FILE", help="Record files in any importer format.")
-    ],
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", metavar="FORMAT", help="auto, text, pb, json, eighty, botzone, godot."
-        ),
-    ] = "auto",
+    files: FilesArg,
+    fmt: FormatOpt = "auto",
     window: Annotated[
         int | None,
         typer.Option(metavar="K", min=1, help="Tricks to analyse at each hand's end (default: 4)."),

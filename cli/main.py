@@ -148,15 +148,8 @@ def _audit_entry(
 
 @app.command(cls=Command)
 def audit(
-    files: Annotated[
-        list[Path], typer.Argument(metavar="FILE", help="Record files in any importer format.")
-    ],
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", metavar="FORMAT", help="auto, text, pb, json, eighty, botzone, godot."
-        ),
-    ] = "auto",
+    files: records.FilesArg,
+    fmt: records.FormatOpt = "auto",
     ruleset: Annotated[
         str | None,
         typer.Option(
