@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
-from chaodipi.service.audited import Audited
 from chaodipi.service.budget import Budget
 from chaodipi.service.db import SessionFactory
 from chaodipi.service.errors import BudgetSpent, LimitExceeded
@@ -87,6 +86,29 @@ def _reports(batch: _Batch, out: Sequence[Report | bytes | None]) -> list[Report
     ]
 
 
+def _store(
+    settings: UploadSettings,
+    tenant: int,
+    batch: _Batch,
+    out: Sequence[Report | bytes | None],
+    whys: list[str | None],
+) -> list[Summary]:
+    """In a store thread: read the batch's reports, check and hash each record, store them.
+
+    The reading and checking cost a few milliseconds a batch; on the event loop they would
+    hold up every referee verdict and short call arriving meanwhile.
+    """
+    reports = _reports(batch, out)
+    settings.metrics.audited.inc(sum(r is not None for r in reports))
+    items = [
+        make_audited(batch.start + i, request, report)
+        if why is None
+        else unreadable_request(batch.start + i, why)
+        for i, (request, report, why) in enumerate(zip(batch.requests, reports, whys, strict=True))
+    ]
+    return store_batch(settings.sessions, tenant, items)
+
+
 async def upload(
     settings: UploadSettings,
     budget: Budget,
@@ -131,20 +153,11 @@ async def upload(
             settings.metrics.audit_cpu.inc(cpu)
             if budget.spent() or len(out) < len(batch.requests):
                 raise BudgetSpent()
-            reports = _reports(batch, out)
-            settings.metrics.audited.inc(sum(r is not None for r in reports))
-            items: list[Audited] = []
-            for i, (request, report) in enumerate(zip(batch.requests, reports, strict=True)):
-                why = unreadable(batch.start + i)
-                if why is not None:
-                    items.append(unreadable_request(batch.start + i, why))
-                else:
-                    items.append(make_audited(batch.start + i, request, report))
-            del batch, out
+            whys = [unreadable(batch.start + i) for i in range(len(batch.requests))]
             stored = budget.submit(
-                settings.store_executor, store_batch, settings.sessions, tenant, items
+                settings.store_executor, _store, settings, tenant, batch, out, whys
             )
-            del items
+            del batch, out
             summaries = await asyncio.shield(stored)
             settings.metrics.count_summaries(summaries)
             for summary in summaries:
