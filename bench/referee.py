@@ -5,8 +5,9 @@ SQLite file, or on ``--database-url``. Then, together:
 
 - ``--tables`` tables (32) are refereed, spread over ``--processes`` client processes (4),
   each table on a Referee stream of its own: open, deal, bids and bury at once, then one play
-  every ``--interval`` seconds (0.05); a table that finishes its hand opens the next (a new
-  record id). The time from sending a play to reading its verdict is kept.
+  every ``--interval`` seconds (0.05), the tables' plays spread evenly over the interval as
+  independent tables' would be; a table that finishes its hand opens the next (a new record
+  id). The time from sending a play to reading its verdict is kept.
 - one more process uploads ``--records`` records (10,000, distinct content) in one
   UploadRecords stream.
 
@@ -57,11 +58,14 @@ async def _table(
     name: str,
     hands: list[records_pb2.GameRecord],
     interval: float,
+    phase: float,
     stop: Event,
     out: list[tuple[float, float]],
 ) -> None:
-    """Referee hands one after another until ``stop``; (time sent, latency) of each play."""
+    """Referee hands one after another until ``stop``, the plays ``phase`` seconds into each
+    interval; (time sent, latency) of each play."""
     round_ = 0
+    await asyncio.sleep(phase)
     metadata = (("authorization", f"Bearer {key}"),)
     while not stop.is_set():
         record = records_pb2.GameRecord()
@@ -88,7 +92,13 @@ async def _table(
 
 
 def _tables(
-    target: str, keys: list[str], interval: float, start: Event, stop: Event, pipe: Connection
+    target: str,
+    keys: list[str],
+    phases: list[float],
+    interval: float,
+    start: Event,
+    stop: Event,
+    pipe: Connection,
 ) -> None:
     hands = _hands()
     out: list[tuple[float, float]] = []
@@ -99,8 +109,8 @@ def _tables(
             start.wait()
             await asyncio.gather(
                 *(
-                    _table(stub, key, f"table-{key[:8]}-{i}", hands, interval, stop, out)
-                    for i, key in enumerate(keys)
+                    _table(stub, key, f"table-{key[:8]}-{i}", hands, interval, phase, stop, out)
+                    for i, (key, phase) in enumerate(zip(keys, phases, strict=True))
                 )
             )
 
@@ -176,10 +186,17 @@ def main() -> None:
             pipes, procs = [], []
             for p in range(args.processes):
                 mine = keys[p : args.tables : args.processes]
+                # Independent tables play at independent moments: table t's plays come t/T
+                # of the interval in. Started in step, every table would send at the same
+                # instant and the last verdict of each burst would wait for all the others.
+                phases = [
+                    args.interval * t / args.tables for t in range(p, args.tables, args.processes)
+                ]
                 there, here = context.Pipe(duplex=False)
                 procs.append(
                     context.Process(
-                        target=_tables, args=(target, mine, args.interval, start, stop, here)
+                        target=_tables,
+                        args=(target, mine, phases, args.interval, start, stop, here),
                     )
                 )
                 pipes.append(there)
