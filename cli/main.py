@@ -16,7 +16,16 @@ import typer
 from rich.control import strip_control_codes
 
 from chaodipi.cli import records
-from chaodipi.cli.console import Command, Group, count, error, progress_bar, stdout, user
+from chaodipi.cli.console import (
+    Command,
+    Group,
+    cell,
+    count,
+    error,
+    progress_bar,
+    stdout,
+    user,
+)
 from chaodipi.cli.options import ruleset_option
 from chaodipi.cli.words import describe_level_result, position_text, severity_text
 
@@ -71,10 +80,6 @@ class _ReportPrinter:
             self.console.print(markup)
 
     def report(self, name: str, report: audit_pb2.AuditReport) -> None:
-        from rich.table import Table
-
-        from chaodipi.cli.console import cell
-
         computed = report.computed
         head = f"[bold]{user(name)}[/]" + (f" {user(report.record_id)}" if report.record_id else "")
         head += f" ({user(report.ruleset)})" if report.ruleset else ""
@@ -112,6 +117,8 @@ class _ReportPrinter:
             verdict, styled = "clean", "[green]clean[/]"
         self.line(f"{head}: {styled}; {user(summary)}", f"{plain_head}: {verdict}; {summary}")
         if report.findings:
+            from rich.table import Table  # here: a clean report is one line, and needs no table
+
             table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
             for column in ("code", "severity", "where", "message"):
                 table.add_column(column, overflow="fold")
@@ -161,26 +168,23 @@ def audit(
     ] = False,
 ) -> None:
     """Replay records and report every breach. Exit 0 clean, 1 findings, 2 unreadable input."""
-    from google.protobuf import json_format
-
     chosen = ruleset_option(ruleset)
     reports: list[dict[str, object]] = []
     findings = 0
     printer = _ReportPrinter()
     reader = records.FileReader(fmt)
     for path, loaded in reader.each(files):
-        with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as (
-            bar,
-            task,
-        ):
+        with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as advance:
             for entry in loaded.records:
                 for name, report in _audit_entry(entry, chosen):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
+                        from google.protobuf import json_format
+
                         reports.append(json_format.MessageToDict(report))
                     else:
                         printer.report(f"{path.name} {name}".strip(), report)
-                bar.advance(task)
+                advance()
     if as_json:
         json.dump(reports, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -232,7 +236,7 @@ def generate(
     generated: list[records_pb2.RecordFile] = []
     planted = 0
     what = "matches" if matches else "hands"
-    with progress_bar(f"generating {what}", number, unit=what) as (bar, task):
+    with progress_bar(f"generating {what}", number, unit=what) as advance:
         for i in range(number):
             name = names[i % len(names)]
             if matches:
@@ -245,7 +249,7 @@ def generate(
                     hand, _ = plant_any(hand, rng)
                     planted += 1
                 generated.append(records_pb2.RecordFile(game=hand))
-            bar.advance(task)
+            advance()
     importers.write(generated, out_file, to)
     stdout().print(
         f"wrote {count(len(generated), 'match' if matches else 'hand')} to "
