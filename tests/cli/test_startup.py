@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.control import STRIP_CONTROL_CODES
 from typer._click.exceptions import BadParameter
 from typer._coercion import build_runtime_param, resolve_type_descriptor
 from typer.models import ArgumentInfo, OptionInfo, ParameterInfo
 
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.coercion import _PlainValue
+from chaodipi.cli.console import is_terminal, stderr, stdout
+from chaodipi.cli.main import CONTROL_CODES
 from chaodipi.v1 import records_pb2
 
 NOT_FOR_ONE_FILE = (
@@ -42,9 +45,8 @@ NOT_FOR_ONE_FILE = (
     "pydantic",
     "pydantic_core",
     "importlib.metadata",
-    # a progress bar that is not drawn, reports without findings, other files' readers
-    "rich.progress",
-    "rich.table",
+    # Rich, off a terminal (plain lines, no progress bar), and other files' readers
+    "rich",
     "google.protobuf.json_format",
     "tomllib",
     "platformdirs",
@@ -92,6 +94,32 @@ def test_auditing_one_clean_file_imports_neither_pydantic_nor_the_service(tmp_pa
     assert "chaodipi.auditor.audit" in modules  # the audit ran in this interpreter
     loaded = sorted(m for m in NOT_FOR_ONE_FILE if m in modules)
     assert loaded == [], f"`chaodipi audit FILE` imported {loaded}"
+
+
+def test_plain_lines_drop_the_control_codes_rich_drops() -> None:
+    assert set(CONTROL_CODES) == set(STRIP_CONTROL_CODES)
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [
+        {},
+        {"TTY_COMPATIBLE": "0"},
+        {"TTY_COMPATIBLE": "1"},
+        {"FORCE_COLOR": ""},
+        {"FORCE_COLOR": "1"},
+        {"TTY_COMPATIBLE": "", "FORCE_COLOR": "1"},
+    ],
+)
+def test_the_terminal_is_told_apart_as_rich_tells_it(
+    environment: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert is_terminal() == stdout().is_terminal
+    assert is_terminal(on_stderr=True) == stderr().is_terminal
 
 
 # Each parameter shape the plain coercion takes, with the values a command line can give it.
