@@ -1,13 +1,13 @@
 """Command-line values of plain types (flags, words, paths) read without pydantic.
 
 Typer 0.29 coerces every parameter's value, a flag's default included, through a pydantic
-``TypeAdapter`` that it builds on first use: importing pydantic and building the adapters cost
-about 100 ms of the 0.25 s that ``chaodipi audit FILE`` may take from start to finish
-(docs/benchmarks.md). A value of the type the parameter already declares (a ``bool`` for a
-flag, a ``str`` for a word, a ``str`` naming a path) needs none of that: ``plain_coercion``
-gives such parameters a coercion that returns the value as Typer's own would, down to the
-error messages of the path checks, and hands any other value to Typer's (so pydantic is
-imported only for the values that need it).
+``TypeAdapter`` that it builds on first use: importing pydantic and building the adapters was
+more than a third of ``chaodipi audit FILE`` from start to finish, which may take 0.25 s
+(docs/benchmarks.md: 387 M of its 1,081 M instructions). A value of the type the parameter
+already declares (a ``bool`` for a flag, a ``str`` for a word, a ``str`` naming a path) needs
+none of that: ``plain_coercion`` gives such parameters a coercion that returns the value as
+Typer's own would, down to the error messages of the path checks, and hands any other value to
+Typer's (so pydantic is imported only for the values that need it).
 
 This reaches into Typer's parameter coercion (``typer._coercion``), which is not public, as
 cli/console.py reaches into its click (``typer._click``); pyproject.toml therefore keeps Typer
@@ -86,6 +86,8 @@ class _PlainValue(RuntimeParam):
         return build_runtime_param(self.descriptor)
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+        """The value as the command gets it. Worst case O(values), each path one ``os.stat``
+        (with ``realpath`` and ``access`` when the parameter asks for them)."""
         if self.item is not self.annotation:  # a list: one value, or several
             values = value if isinstance(value, (list, tuple)) else [value]
             if all(self._plain(v) for v in values):

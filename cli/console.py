@@ -115,7 +115,7 @@ def progress_bar(
     Shown only on a terminal and never with ``quiet`` (``--json``); it is drawn on stderr and
     vanishes when done, so stdout stays exactly the command's result. Yields ``advance``: call
     it after each item. When the bar is not shown, Rich's progress module is not even imported
-    (about a tenth of ``chaodipi audit FILE``'s start-up, docs/benchmarks.md).
+    (start-up time, docs/benchmarks.md).
     """
     if not interactive(quiet=quiet):
         yield _no_progress
