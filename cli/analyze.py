@@ -89,10 +89,7 @@ def analyze_command(
     skipped = 0
     reader = FileReader(fmt)
     for path, loaded in reader.each(files):
-        with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as (
-            bar,
-            task,
-        ):
+        with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as advance:
             for entry in loaded.records:
                 for name, game in _games(entry):
                     analysis = analyse_game(game, window=window, budget=budget or BUDGET)
@@ -101,7 +98,7 @@ def analyze_command(
                         results.append({"file": path.name, "hand": name, **analysis.as_dict()})
                     else:
                         _print(f"{path.name} {name}".strip(), analysis)
-                bar.advance(task)
+                advance()
     if as_json:
         json.dump(results, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -8,22 +8,29 @@ is shown as written, never read as markup:
 '\\\\[red]Li Lei\\\\[/]'
 >>> count(1, "breach"), count(2, "breach"), count(0, "card")
 ('1 breach', '2 breaches', '0 cards')
+
+Rich is imported when something is printed through it, not with this module: off a terminal,
+``chaodipi audit FILE`` prints its plain lines and never imports Rich (start-up time,
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, ClassVar
 
 import typer.core
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
 from typer import _click as click  # Typer vendors click: its commands take these types
 
+from chaodipi.cli.coercion import plain_coercion
+
 if TYPE_CHECKING:
-    from rich.progress import Progress, Task, TaskID
+    from rich.console import Console
+    from rich.progress import Task
+    from rich.text import Text
 
 
 def stdout() -> Console:
@@ -31,12 +38,33 @@ def stdout() -> Console:
 
     A console per use, so the terminal's width (or ``COLUMNS``) is read when printing.
     """
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
 def stderr() -> Console:
     """Errors, warnings and progress: what a script reading stdout does not want."""
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
+
+
+def is_terminal(*, on_stderr: bool = False) -> bool:
+    """Whether ``stdout()`` (or ``stderr()``) prints to a terminal, as its ``is_terminal`` says.
+
+    Rich is asked only when the stream is a terminal or the environment tells Rich how to
+    treat it (``TTY_COMPATIBLE``, ``FORCE_COLOR``): otherwise Rich's answer is no, and it is
+    given here without importing Rich.
+    """
+    if "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
+        isatty = getattr(sys.stderr if on_stderr else sys.stdout, "isatty", None)
+        try:
+            if isatty is None or not isatty():
+                return False
+        except ValueError:  # a closed stream, as Rich reads it
+            return False
+    return (stderr() if on_stderr else stdout()).is_terminal
 
 
 _PLURALS = {"breach": "breaches", "match": "matches", "is": "are", "was": "were"}
@@ -44,11 +72,15 @@ _PLURALS = {"breach": "breaches", "match": "matches", "is": "are", "was": "were"
 
 def user(text: object) -> str:
     """Text from a record or a file, safe inside a Rich markup string."""
+    from rich.markup import escape
+
     return escape(str(text))
 
 
 def cell(text: object) -> Text:
     """Text from a record or a file as a table cell (a plain ``Text``, never markup)."""
+    from rich.text import Text
+
     return Text(str(text))
 
 
@@ -71,19 +103,23 @@ def warning(message: str) -> None:
 
 def interactive(*, quiet: bool = False) -> bool:
     """Whether to show progress: stderr is a terminal and the output is not machine-read."""
-    return not quiet and stderr().is_terminal
+    return not quiet and is_terminal(on_stderr=True)
 
 
 @contextmanager
 def progress_bar(
     what: str, total: int | None, *, unit: str = "records", quiet: bool = False
-) -> Iterator[tuple[Progress, TaskID]]:
+) -> Iterator[Callable[[], None]]:
     """A progress bar on stderr: the count (of ``total``), the rate and the time left.
 
     Shown only on a terminal and never with ``quiet`` (``--json``); it is drawn on stderr and
-    vanishes when done, so stdout stays exactly the command's result. Yields the bar and its
-    task: ``bar.advance(task)`` after each item.
+    vanishes when done, so stdout stays exactly the command's result. Yields ``advance``: call
+    it after each item. When the bar is not shown, Rich's progress module is not even imported
+    (start-up time, docs/benchmarks.md).
     """
+    if not interactive(quiet=quiet):
+        yield _no_progress
+        return
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -93,6 +129,7 @@ def progress_bar(
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
 
     class Rate(ProgressColumn):
         def render(self, task: Task) -> Text:
@@ -107,10 +144,13 @@ def progress_bar(
         Rate(),
         TimeRemainingColumn() if known else TimeElapsedColumn(),
     )
-    with Progress(
-        *columns, console=stderr(), transient=True, disable=not interactive(quiet=quiet)
-    ) as bar:
-        yield bar, bar.add_task(what, total=total)
+    with Progress(*columns, console=stderr(), transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda: bar.advance(task)
+
+
+def _no_progress() -> None:
+    """``advance`` of a progress bar that is not shown."""
 
 
 class Command(typer.core.TyperCommand):
@@ -126,6 +166,10 @@ class Command(typer.core.TyperCommand):
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _hide_argument_types(self.params)
         super().format_help(ctx, formatter)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        plain_coercion(self.get_params(ctx))  # no pydantic for plain values (cli/coercion.py)
+        return super().parse_args(ctx, args)
 
 
 class Group(typer.core.TyperGroup):
@@ -146,6 +190,10 @@ class Group(typer.core.TyperGroup):
             if isinstance(param, typer.core.TyperOption) and param.is_flag:
                 param.metavar = ""
         super().format_help(ctx, formatter)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        plain_coercion(self.get_params(ctx))  # the shell-completion flags' and --help's
+        return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = super().list_commands(ctx)

@@ -94,7 +94,7 @@ def _dump(
     """Write games a page at a time from ``token``: how many, and the last game's id."""
     done, last = 0, ""
     page = model.games(page_size=PAGE, page_token=token)
-    with progress_bar("dumping", page.total, unit="games") as (bar, task):
+    with progress_bar("dumping", page.total, unit="games") as advance:
         while True:
             for row in page.games:
                 game = model.game(row.game_id)
@@ -102,7 +102,7 @@ def _dump(
                     continue
                 out.write(write(game))
                 done, last = done + 1, game.game_id
-                bar.advance(task)
+                advance()
             out.flush()
             if not page.next_page_token:
                 return done, last

@@ -13,14 +13,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import typer
-from rich.control import strip_control_codes
 
 from chaodipi.cli import records
-from chaodipi.cli.console import Command, Group, count, error, progress_bar, stdout, user
+from chaodipi.cli.console import (
+    Command,
+    Group,
+    cell,
+    count,
+    error,
+    is_terminal,
+    progress_bar,
+    stdout,
+    user,
+)
 from chaodipi.cli.options import ruleset_option
 from chaodipi.cli.words import describe_level_result, position_text, severity_text
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from chaodipi.engine.ruleset import Ruleset
     from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -47,6 +58,13 @@ app = typer.Typer(
 
 OUTPUT_BY_SUFFIX = {".pb": "pb", ".bin": "pb", ".json": "json", ".jsonl": "json", ".txt": "text"}
 
+CONTROL_CODES = dict.fromkeys((7, 8, 11, 12, 13))
+"""Bell, backspace, vertical tab, form feed and carriage return: the control codes Rich drops
+from what it prints (``rich.control.STRIP_CONTROL_CODES``), dropped from plain lines here."""
+
+Piece = str | tuple[str, str]
+"""A piece of a report's line: text (from a record or ours), or such text and its Rich style."""
+
 
 class _ReportPrinter:
     """The reports' lines on stdout: one console for the command, and plain lines off a terminal.
@@ -55,37 +73,46 @@ class _ReportPrinter:
     pipe, where Rich would only strip the styles and cut lines at 80 columns, a line is written
     as plain text at about a quarter of Rich's cost (a clean hand is one line, and printing it
     through Rich cost about a third of its audit); one line per report is also what ``grep``
-    wants. Findings tables go through Rich either way.
+    wants. Findings tables go through Rich either way; plain lines need no Rich at all, and a
+    clean report off a terminal is printed without importing it (start-up time).
     """
 
     def __init__(self) -> None:
-        self.console = stdout()
-        self.plain = not self.console.is_terminal
+        self.plain = not is_terminal()
+        self._console: Console | None = None
 
-    def line(self, markup: str, plain: str) -> None:
-        """Print one line, given as Rich markup (user text escaped) and as the same plain text."""
+    @property
+    def console(self) -> Console:
+        """The command's one console, made when first printed to."""
+        if self._console is None:
+            self._console = stdout()
+        return self._console
+
+    def line(self, *pieces: Piece) -> None:
+        """Print one line of pieces: through Rich each piece's text is escaped (never read as
+        markup) and given its style; as plain text the pieces' text is written as it is."""
         if self.plain:
             # As Rich would print it, but never wrapped: control codes dropped, tabs expanded.
-            sys.stdout.write(strip_control_codes(plain).expandtabs(8) + "\n")
+            text = "".join(p if isinstance(p, str) else p[0] for p in pieces)
+            sys.stdout.write(text.translate(CONTROL_CODES).expandtabs(8) + "\n")
         else:
-            self.console.print(markup)
+            self.console.print(
+                "".join(
+                    user(p) if isinstance(p, str) else f"[{p[1]}]{user(p[0])}[/]" for p in pieces
+                )
+            )
 
     def report(self, name: str, report: audit_pb2.AuditReport) -> None:
-        from rich.table import Table
-
-        from chaodipi.cli.console import cell
-
         computed = report.computed
-        head = f"[bold]{user(name)}[/]" + (f" {user(report.record_id)}" if report.record_id else "")
-        head += f" ({user(report.ruleset)})" if report.ruleset else ""
-        plain_head = name + (f" {report.record_id}" if report.record_id else "")
-        plain_head += f" ({report.ruleset})" if report.ruleset else ""
+        head: list[Piece] = [(name, "bold")]
+        if report.record_id:
+            head += [" ", report.record_id]
+        if report.ruleset:
+            head += [" (", report.ruleset, ")"]
         if report.rejections:
-            self.line(f"{head}: [red]not replayable[/]", f"{plain_head}: not replayable")
+            self.line(*head, ": ", ("not replayable", "red"))
             for v in report.rejections:
-                self.line(
-                    f"  {user(v.field)}: {user(v.description)}", f"  {v.field}: {v.description}"
-                )
+                self.line("  ", v.field, ": ", v.description)
             return
         played_out = bool(computed.tricks) and all(
             f.code != "RECORD_INCOMPLETE" for f in report.findings
@@ -100,18 +127,19 @@ class _ReportPrinter:
         else:
             summary = "not scored"
         if report.findings:
-            verdict = ", ".join(
+            verdict: Piece = ", ".join(
                 (
                     count(report.breaches, "breach"),
                     count(report.scoring_errors, "scoring error"),
                     count(report.warnings, "warning"),
                 )
             )
-            styled = verdict
         else:
-            verdict, styled = "clean", "[green]clean[/]"
-        self.line(f"{head}: {styled}; {user(summary)}", f"{plain_head}: {verdict}; {summary}")
+            verdict = ("clean", "green")
+        self.line(*head, ": ", verdict, "; ", summary)
         if report.findings:
+            from rich.table import Table  # here: a clean report is one line, and needs no table
+
             table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
             for column in ("code", "severity", "where", "message"):
                 table.add_column(column, overflow="fold")
@@ -122,7 +150,7 @@ class _ReportPrinter:
                 )  # fmt: skip
             self.console.print(table)
         for note in report.notes:
-            self.line(f"  [dim]note: {user(note)}[/]", f"  note: {note}")
+            self.line("  ", (f"note: {note}", "dim"))
 
 
 def _audit_entry(
@@ -161,26 +189,23 @@ def audit(
     ] = False,
 ) -> None:
     """Replay records and report every breach. Exit 0 clean, 1 findings, 2 unreadable input."""
-    from google.protobuf import json_format
-
     chosen = ruleset_option(ruleset)
     reports: list[dict[str, object]] = []
     findings = 0
     printer = _ReportPrinter()
     reader = records.FileReader(fmt)
     for path, loaded in reader.each(files):
-        with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as (
-            bar,
-            task,
-        ):
+        with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as advance:
             for entry in loaded.records:
                 for name, report in _audit_entry(entry, chosen):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
+                        from google.protobuf import json_format
+
                         reports.append(json_format.MessageToDict(report))
                     else:
                         printer.report(f"{path.name} {name}".strip(), report)
-                bar.advance(task)
+                advance()
     if as_json:
         json.dump(reports, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -232,7 +257,7 @@ def generate(
     generated: list[records_pb2.RecordFile] = []
     planted = 0
     what = "matches" if matches else "hands"
-    with progress_bar(f"generating {what}", number, unit=what) as (bar, task):
+    with progress_bar(f"generating {what}", number, unit=what) as advance:
         for i in range(number):
             name = names[i % len(names)]
             if matches:
@@ -245,7 +270,7 @@ def generate(
                     hand, _ = plant_any(hand, rng)
                     planted += 1
                 generated.append(records_pb2.RecordFile(game=hand))
-            bar.advance(task)
+            advance()
     importers.write(generated, out_file, to)
     stdout().print(
         f"wrote {count(len(generated), 'match' if matches else 'hand')} to "

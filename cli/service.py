@@ -249,10 +249,10 @@ def _counted(
 ) -> list[service_pb2.RecordSummary]:
     """The summaries, advancing a progress bar as each comes back (its record is stored)."""
     out = []
-    with progress_bar("uploading", total) as (bar, task):
+    with progress_bar("uploading", total) as advance:
         for summary in summaries:
             out.append(summary)
-            bar.advance(task)
+            advance()
     return out
 
 

@@ -11,10 +11,13 @@ Never the protobuf's enum names (``SUIT_DIAMONDS``, ``OUTCOME_DEALER_UP``):
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from chaodipi.auditor import describe_position
 from chaodipi.v1 import audit_pb2, records_pb2
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 SUITS = {
     records_pb2.SUIT_SPADES: "♠",
@@ -64,6 +67,8 @@ def describe_trump(trump: records_pb2.Trump) -> str:
 
 def severity_text(severity: audit_pb2.Severity.ValueType) -> Text:
     """A finding's severity in words, coloured."""
+    from rich.text import Text
+
     word, colour = _SEVERITIES.get(severity, ("?", "default"))
     return Text(word, style=colour)
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
@@ -411,6 +410,8 @@ def ruleset_from_text(text: str, filename: str) -> Ruleset:
     >>> ruleset_from_text(text, "club.json").kitty.pair
     2
     """
+    import tomllib  # here, not at the top: only a TOML file needs it (start-up time)
+
     try:
         data = json.loads(text) if filename.endswith(".json") else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:

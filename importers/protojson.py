@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
@@ -39,6 +38,8 @@ _MATCH_ONLY = {"matchId", "match_id", "hands", "claimedResult", "claimed_result"
 
 def write_json(records: Iterable[records_pb2.RecordFile]) -> str:
     """One pretty JSON object for a single record, else JSON Lines (one RecordFile a line)."""
+    from google.protobuf import json_format  # here: reading .pb files does without it
+
     items = list(records)
     if len(items) == 1:
         return json_format.MessageToJson(items[0], indent=2, ensure_ascii=False) + "\n"
@@ -134,6 +135,8 @@ def record_from_json(value: Any, path: str) -> records_pb2.RecordFile:
     else:
         schema = records_pb2.GameRecord
     _check(schema.DESCRIPTOR, value, path)
+    from google.protobuf import json_format  # here: reading .pb files does without it
+
     try:
         message = json_format.ParseDict(value, schema())
     except json_format.ParseError as exc:

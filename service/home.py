@@ -1,15 +1,13 @@
 """Where chaodipi keeps its data, and which database it uses by default.
 
-Light on purpose (no database driver): every command reads it at start, also those that
-never open the database.
+Light on purpose (no database driver, platformdirs only when the data folder is looked for):
+every command reads it at start, also those that never open the database.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import platformdirs
 
 ENV_URL = "CHAODIPI_DATABASE_URL"
 ENV_HOME = "CHAODIPI_HOME"
@@ -24,7 +22,11 @@ def data_dir() -> Path:
     gives it), so every command finds the same data from any working folder.
     """
     home = os.environ.get(ENV_HOME)
-    return Path(home).expanduser() if home else platformdirs.user_data_path("chaodipi")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs  # here: the commands that never look for the data folder skip it
+
+    return platformdirs.user_data_path("chaodipi")
 
 
 def default_url() -> str:
