@@ -26,8 +26,10 @@ import functools
 import gc
 import logging
 import multiprocessing
+import os
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -317,6 +319,20 @@ def _make_audit_executor(workers: int) -> tuple[Executor, Board | None]:
     return pool, board
 
 
+STORE_NICENESS = 5
+"""How much lower a store thread's CPU priority is than the event loop's (Linux gives each
+thread its own): while an upload is written, the event loop's verdicts and short calls go first."""
+
+
+def _yield_to_calls() -> None:
+    """A store thread's initializer: lower its own CPU priority by ``STORE_NICENESS``."""
+    if hasattr(os, "setpriority"):
+        thread = threading.get_native_id()
+        os.setpriority(
+            os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + STORE_NICENESS
+        )
+
+
 class ConfigError(ValueError):
     """A configuration the server refuses to start with (the message says what to change)."""
 
@@ -408,7 +424,7 @@ async def start(config: ServerConfig) -> RunningServer:
         engine.dispose()
         raise
     audit_executor, board = await asyncio.to_thread(_make_audit_executor, config.audit_workers)
-    store_executor = ThreadPoolExecutor(thread_name_prefix="store")
+    store_executor = ThreadPoolExecutor(thread_name_prefix="store", initializer=_yield_to_calls)
     state = State(
         engine,
         sessions,
