@@ -319,6 +319,20 @@ Classes = tuple[dict[int, tuple[int, ...]], ...]
 LOW, HIGH = -(1 << 30), 1 << 30
 
 
+class _Entry:
+    """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
+    its options in the order tried and the index of the best found, and the trick's
+    classes of equivalent cards and lead."""
+
+    __slots__ = ("best", "classes", "high", "lead", "low", "options")
+
+    def __init__(self, options: list[Play], classes: Classes, lead: tuple[Unit, ...]) -> None:
+        self.low, self.high, self.best = LOW, HIGH, 0
+        self.options = options
+        self.classes = classes
+        self.lead = lead
+
+
 @dataclass(slots=True)
 class Solver:
     """Alpha-beta over one hand's end, with its transposition table and node count.
@@ -338,8 +352,10 @@ class Solver:
     budget: int
     stopped: Callable[[], bool] | None = None
     nodes: int = 0
-    table: dict[bytes, tuple[int, int]] = field(default_factory=dict)
-    _starts: dict[bytes, tuple[Classes, list[Play]]] = field(default_factory=dict)
+    table: dict[bytes, _Entry] = field(default_factory=dict)
+    _inner: dict[tuple[bytes, int, tuple[tuple[int, ...], ...]], _Entry] = field(
+        default_factory=dict
+    )
     _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
         default_factory=dict
     )
@@ -348,10 +364,14 @@ class Solver:
         default_factory=dict
     )
     _factor: int = 1
+    _guess: int = 0
     _most: dict[int, int] = field(default_factory=dict)
+
+    _defenders: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
+        self._defenders = tuple(self.game.defends(seat) for seat in range(4))
 
     def _kitty_most(self, cards: int) -> int:
         """The largest kitty bonus a last lead of at most ``cards`` cards can bring."""
@@ -478,18 +498,70 @@ class Solver:
             self._kitty[lead] = bonus
         return bonus
 
-    def value(self, position: Position) -> int:
-        """The points the defenders add from ``position`` under perfect play by both sides."""
+    def value(self, position: Position, guess: int | None = None) -> int:
+        """The points the defenders add from ``position`` under perfect play by both sides.
+
+        Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
+        and the bounds the probes prove stay in the tables for the next ones. The first
+        target is ``guess`` or else the last value found (a play's value is most often its
+        position's); then upwards by a doubling step until a probe fails, then halving the
+        interval left. The guess changes how much is searched, never the value.
+        """
+        search = self._search(position)
+        # The value is at least 0 (nothing is taken away from the defenders here) and, points
+        # and kitty bonuses being multiples of 5, so are the targets.
+        low, high = 0, HIGH
+        target, step = self._guess if guess is None else guess, 5
+        while low < high:
+            beta = min(max(target, low + 1), high)
+            found = search(beta - 1, beta)
+            if found < beta:
+                high = found
+            else:
+                low = found
+            if high == HIGH:
+                target, step = low + step, step * 2
+            else:
+                target = low + (high - low + 9) // 10 * 5
+        self._guess = low
+        return low
+
+    def _search(self, position: Position) -> Callable[[int, int], int]:
+        """The fail-soft search of ``position`` within a window (alpha, beta)."""
         hands = position.hands
+        leader = position.leader
+        held = sum(sum(map(mul, hand, POINTS)) for hand in hands)
         if not position.plays:
-            return self._start(hands, position.leader, LOW, HIGH)
+            return lambda a, b: self._start(hands, leader, held, a, b)
         table = self.game.table
         classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
-        lead = position.lead
-        return self._trick(hands, position.leader, position.plays, lead, classes, [], LOW, HIGH)
+        plays, lead = position.plays, position.lead
+        held += sum(POINTS[k] for cards in plays for k in cards)
+        return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
-    def _start(self, hands: tuple[Counts, ...], leader: int, alpha: int, beta: int) -> int:
-        """The value of a trick about to be led, through the transposition table."""
+    def best_play(self, position: Position, target: int) -> tuple[Play, Position, int]:
+        """The first searched play keeping ``position``'s value ``target``: with the position
+        after it and the points it settles.
+
+        ``target`` is the best any play reaches, so one null-window probe per play tells a
+        play that reaches it from one that does not: a defender's play reaches it when its
+        value is at least ``target``, a dealer-side play when at most.
+        """
+        maximise = self._defenders[position.seat]
+        for play in self.plays(position):
+            child, gained = self.after(position, play)
+            goal = target - gained
+            if maximise and self._search(child)(goal - 1, goal) >= goal:
+                return play, child, gained
+            if not maximise and self._search(child)(goal, goal + 1) <= goal:
+                return play, child, gained
+        raise ValueError(f"no play from the position reaches {target}")
+
+    def _start(
+        self, hands: tuple[Counts, ...], leader: int, held: int, alpha: int, beta: int
+    ) -> int:
+        """The value of a trick about to be led (``held`` points in the hands), through
+        ``table``."""
         left = sum(hands[leader])
         if not left:
             return 0
@@ -497,34 +569,123 @@ class Solver:
             return self._last_single(hands, leader)
         # Nothing to gain beyond the points still held, counted as the last trick may count
         # them, and the kitty at its largest multiplier: a bound that cuts without a search.
-        most = sum(sum(map(mul, hand, POINTS)) for hand in hands) * self._factor
-        most += self._kitty_most(left)
+        most = held * self._factor + self._kitty_most(left)
         if most <= alpha:
             return most
         if beta <= 0:
             return 0
         key = b"".join(hands) + bytes((leader,))
-        low, high = self.table.get(key, (LOW, HIGH))
-        if low >= beta or low == high:
-            return low
-        if high <= alpha:
-            return high
-        a, b = max(alpha, low), min(beta, high)
-        start = self._starts.get(key)
-        if start is None:
+        entry = self.table.get(key)
+        if entry is None:
             table = self.game.table
             total = [sum(column) for column in zip(*hands, strict=True)]
             classes = tuple(_classes(table, total, hands[s]) for s in range(4))
-            start = self._starts[key] = (classes, self._leads(hands, leader, classes[leader]))
-        value = self._trick(hands, leader, (), (), start[0], start[1], a, b)
-        if value <= a:
-            high = value
-        elif value >= b:
-            low = value
+            entry = _Entry(self._leads(hands, leader, classes[leader]), classes, ())
+            self.table[key] = entry
         else:
-            low = high = value
-        self.table[key] = (low, high)
-        return value
+            low, high = entry.low, entry.high
+            if low >= beta or low == high:
+                return low
+            if high <= alpha:
+                return high
+            alpha, beta = max(alpha, low), min(beta, high)
+        return self._expand(hands, leader, (), (), held, alpha, beta, entry)
+
+    def _trick(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: Classes,
+        held: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The value of a trick under way (one play or more made), through ``_inner``."""
+        key = (b"".join(hands), leader, plays)
+        entry = self._inner.get(key)
+        if entry is None or entry.lead != lead:
+            seat = (leader + len(plays)) % 4
+            options = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            fresh = _Entry(options, classes, lead)
+            if entry is None:
+                # A position's lead is its first play's units, but for one given to ``value``
+                # (a failed throw answered as its forced unit): that one is not kept.
+                self._inner[key] = fresh
+            entry = fresh
+        else:
+            low, high = entry.low, entry.high
+            if low >= beta or low == high:
+                return low
+            if high <= alpha:
+                return high
+            alpha, beta = max(alpha, low), min(beta, high)
+        return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
+
+    def _expand(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        held: int,
+        alpha: int,
+        beta: int,
+        entry: _Entry,
+    ) -> int:
+        """Fail-soft alpha-beta over the options in ``entry`` (its best so far tried first);
+        the bounds proved and the best option go back into ``entry``."""
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
+        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
+            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
+        options, classes, first = entry.options, entry.classes, entry.best
+        n = len(plays)
+        seat = (leader + n) % 4
+        maximise = self._defenders[seat]
+        best = LOW if maximise else HIGH
+        a, b = alpha, beta
+        chosen = first
+        order: Sequence[int] = range(len(options))
+        if first:
+            order = [first, *range(first), *range(first + 1, len(options))]
+        for i in order:
+            play = options[i]
+            after = list(hands)
+            after[seat] = _without(hands[seat], play.cards)
+            now = (*plays, play.cards)
+            if n < 3:
+                answered = play.units if n == 0 else lead
+                value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
+            else:
+                won = (leader + self._winner(lead, now[1:])) % 4
+                points = sum([POINTS[k] for cards in now for k in cards])
+                if any(after[0]):
+                    value = points if self._defenders[won] else 0
+                    value += self._start(tuple(after), won, held - points, a - value, b - value)
+                else:
+                    value = self._taken(now, lead, won, True)
+            if maximise:
+                if value > best:
+                    best, chosen = value, i
+                    if value > a:
+                        a = value
+            elif value < best:
+                best, chosen = value, i
+                if value < b:
+                    b = value
+            if a >= b:
+                break
+        entry.best = chosen
+        if best <= alpha:
+            entry.high = best
+        elif best >= beta:
+            entry.low = best
+        else:
+            entry.low = entry.high = best
+        return best
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
@@ -534,62 +695,12 @@ class Solver:
         won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
         return self._taken(plays, lead, won, True)
 
-    def _trick(
-        self,
-        hands: tuple[Counts, ...],
-        leader: int,
-        plays: tuple[tuple[int, ...], ...],
-        lead: tuple[Unit, ...],
-        classes: Classes,
-        leads: list[Play],
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """The value of a trick under way (``plays`` so far), fail-soft alpha-beta."""
-        self.nodes += 1
-        if self.nodes > self.budget:
-            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
-        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
-            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
-        n = len(plays)
-        seat = (leader + n) % 4
-        maximise = self.game.defends(seat)
-        best = LOW if maximise else HIGH
-        options = leads if n == 0 else self._follow_plays(hands, leader, plays, lead, classes[seat])
-        for play in options:
-            after = list(hands)
-            after[seat] = _without(hands[seat], play.cards)
-            now = (*plays, play.cards)
-            answered = play.units if n == 0 else lead
-            if n < 3:
-                value = self._trick(tuple(after), leader, now, answered, classes, [], alpha, beta)
-            else:
-                won = (leader + self._winner(answered, now[1:])) % 4
-                last = not any(after[0])
-                gained = self._taken(now, answered, won, last)
-                value = gained
-                if not last:
-                    value += self._start(tuple(after), won, alpha - gained, beta - gained)
-            if maximise:
-                if value > best:
-                    best = value
-                    alpha = max(alpha, value)
-            elif value < best:
-                best = value
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return best
-
     def line(self, position: Position) -> list[Play]:
         """A line of perfect play from ``position`` to the end of the hand."""
         line: list[Play] = []
+        target = self.value(position)
         while not position.over:
-            target = self.value(position)
-            for play in self.plays(position):
-                child, gained = self.after(position, play)
-                if gained + self.value(child) == target:
-                    line.append(play)
-                    position = child
-                    break
+            play, position, gained = self.best_play(position, target)
+            line.append(play)
+            target -= gained
         return line
