@@ -207,9 +207,9 @@ def _annotate(
             moves.append((first + t, p, position, play, penalty, child, gained))
             position = child
     points = analysis.points_before
-    # The points as played are the first guess of the perfect ones; then each play's
-    # value is guessed as the best one's, less what the play settled.
-    future = solver.value(moves[0][2], sum(m[4] + m[6] for m in moves))
+    # The search climbs from its first guess (0 here), and each play's value is guessed as
+    # the best play's, less the points the play settled.
+    future = solver.value(moves[0][2], 0)
     analysis.perfect = points + future
     for trick_index, p, position, play, penalty, child, gained in moves:
         seat = play.seat

@@ -40,6 +40,7 @@ from operator import mul
 from chaodipi.engine.cards import KINDS, POINTS, Hand
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.order import TRUMP
 from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
 from chaodipi.engine.table import Table
 from chaodipi.engine.trick import trick_winner
@@ -211,11 +212,12 @@ def standing_throw(
     """
     ctx = table.context
     cards = [k for k in _kinds_of(ctx.steps[suit]) for _ in range(hands[seat][k])]
-    others = [_hand(h) for h in hands]
-    while cards:
+    others: list[Hand] = []
+    while len(cards) >= 2:
         units = lead_units(ctx, cards)
         if len(units) < 2:
             return None
+        others = others or [_hand(h) for h in hands]
         verdict = check_throw(ctx, table.ruleset.throw, seat, cards, others)
         if verdict.stands:
             return tuple(cards), verdict.units
@@ -260,13 +262,16 @@ def equivalent_cards(
     for cards in trick:
         for k in cards:
             total[k] += 1
-    return _classes(table, total, hands[seat])
+    return _classes(table, total, [k for k, n in enumerate(total) if n == 1], hands[seat])
 
 
-def _classes(table: Table, total: Sequence[int], own: Counts) -> dict[int, tuple[int, ...]]:
-    """``equivalent_cards`` from the cards in play per kind (``total``) and the seat's own."""
+def _classes(
+    table: Table, total: Sequence[int], once: Sequence[int], own: Counts
+) -> dict[int, tuple[int, ...]]:
+    """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
+    once (``once``) and the seat's own cards."""
     ctx = table.context
-    alone = [k for k in range(KINDS) if own[k] == 1 and total[k] == 1]
+    alone = [k for k in once if own[k]]
     classes: dict[int, tuple[int, ...]] = {}
     if len(alone) < 2:
         return classes
@@ -321,16 +326,19 @@ LOW, HIGH = -(1 << 30), 1 << 30
 
 class _Entry:
     """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
-    its options in the order tried and the index of the best found, and the trick's
-    classes of equivalent cards and lead."""
+    its options in the order tried and the index of the best found, the trick's classes of
+    equivalent cards and lead, and within a trick the seat each option leaves winning it."""
 
-    __slots__ = ("best", "classes", "high", "lead", "low", "options")
+    __slots__ = ("best", "classes", "high", "lead", "low", "options", "wins")
 
-    def __init__(self, options: list[Play], classes: Classes, lead: tuple[Unit, ...]) -> None:
+    def __init__(
+        self, options: list[Play], classes: Classes, lead: tuple[Unit, ...], wins: list[int]
+    ) -> None:
         self.low, self.high, self.best = LOW, HIGH, 0
         self.options = options
         self.classes = classes
         self.lead = lead
+        self.wins = wins
 
 
 @dataclass(slots=True)
@@ -365,7 +373,7 @@ class Solver:
     )
     _factor: int = 1
     _guess: int = 0
-    _most: dict[int, int] = field(default_factory=dict)
+    _most: dict[Counts, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
 
@@ -373,17 +381,36 @@ class Solver:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
 
-    def _kitty_most(self, cards: int) -> int:
-        """The largest kitty bonus a last lead of at most ``cards`` cards can bring."""
-        most = self._most.get(cards)
-        if most is None:
-            rules = self.game.table.ruleset
-            # Every shape of that many cards or fewer, and a throw of two such units.
-            shapes = [Unit(w, tuple(range(n))) for w in (1, 2, 3) for n in range(1, cards // w + 1)]
-            leads = [(unit,) for unit in shapes] + [(unit, unit) for unit in shapes]
-            multiplier = max(kitty_multiplier(rules, lead) for lead in leads)
-            most = self._most[cards] = kitty_bonus(rules, self.game.kitty, multiplier)
-        return most
+    def _kitty_most(self, hands: Sequence[Counts]) -> int:
+        """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
+
+        The last lead is cut from its leader's hand, a part of what that seat holds now: its
+        multiplier is at most the largest of a unit the seat holds now or, where throws are
+        allowed, of a throw of all its cards (a standing throw counts its largest unit's shape
+        or a figure per throw or per card: R-KITTY). One pass over each hand not seen before.
+        """
+        most = 0
+        for hand in hands:
+            multiplier = self._most.get(hand)
+            if multiplier is None:
+                multiplier = self._most[hand] = self._lead_most(hand)
+            most = max(most, multiplier)
+        return kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+
+    def _lead_most(self, hand: Counts) -> int:
+        """The largest kitty multiplier of a lead cut from ``hand`` (``_kitty_most``)."""
+        table = self.game.table
+        rules = table.ruleset
+        leads: list[tuple[Unit, ...]] = [
+            (unit,)
+            for k in range(KINDS)
+            if hand[k]
+            for unit in units_containing_lowest(table.context, hand, k, hand[k])
+        ]
+        cards = [Unit(1, (k,)) for k in range(KINDS) for _ in range(hand[k])]
+        if rules.throw.allowed and len(cards) >= 2:
+            leads.append(tuple(cards))
+        return max(kitty_multiplier(rules, lead) for lead in leads)
 
     def plays(self, position: Position) -> list[Play]:
         """The plays searched for the seat to play, one per class of equivalent plays."""
@@ -391,9 +418,10 @@ class Solver:
         classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
         if not position.plays:
             return self._leads(position.hands, seat, classes)
-        return self._follow_plays(
+        follows, _ = self._follow_plays(
             position.hands, position.leader, position.plays, position.lead, classes
         )
+        return follows
 
     def _leads(
         self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
@@ -416,7 +444,8 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> list[Play]:
+    ) -> tuple[list[Play], list[int]]:
+        """The follows searched, likely best first, and the seat each leaves winning the trick."""
         seat = (leader + len(plays)) % 4
         key = (hands[seat], lead)
         follows = self._follows.get(key)
@@ -425,30 +454,51 @@ class Solver:
             self._follows[key] = follows
         if classes:
             follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+        wins = self._winning(leader, plays, lead, follows)
         if len(follows) > 1:
-            follows = self._order(leader, plays, lead, seat, follows)
-        return [Play(seat, cards) for cards in follows]
+            # Follows that take the trick for the seat's side first, with points; then the
+            # rest, with the fewest points; lower cards first in either.
+            strength = self.game.table.context.strength
+            keyed = []
+            for cards, won in zip(follows, wins, strict=True):
+                points = sum([POINTS[k] for k in cards])
+                high = sum([strength[k] for k in cards])
+                ours = won % 2 == seat % 2
+                keyed.append(((0, -points, high) if ours else (1, points, high), cards, won))
+            keyed.sort()
+            follows = [cards for _, cards, _ in keyed]
+            wins = [won for _, _, won in keyed]
+        return [Play(seat, cards) for cards in follows], wins
 
-    def _order(
+    def _winning(
         self,
         leader: int,
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
-        seat: int,
         follows: list[tuple[int, ...]],
-    ) -> list[tuple[int, ...]]:
-        """Follows that take the trick for the seat's side first, with points; then the rest."""
+    ) -> list[int]:
+        """The seat that wins the trick (R-WIN) once each of ``follows`` is added to ``plays``."""
+        if len(lead) > 1 or lead[0].length > 1:
+            return [(leader + self._winner(lead, (*plays[1:], cards))) % 4 for cards in follows]
+        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
+        # of the led suit or trump and stronger than the best before, take the trick.
         ctx = self.game.table.context
-        strength = ctx.strength
-        keyed = []
-        for cards in follows:
-            won = (leader + self._winner(lead, (*plays[1:], cards))) % 4
-            points = sum(POINTS[k] for k in cards)
-            high = sum(strength[k] for k in cards)
-            ours = won % 2 == seat % 2
-            keyed.append(((0, -points, high) if ours else (1, points, high), cards))
-        keyed.sort()
-        return [cards for _, cards in keyed]
+        led, suit, strength = ctx.suit[lead[0].top], ctx.suit, ctx.strength
+
+        def stronger(cards: tuple[int, ...], best: int) -> bool:
+            first = cards[0]
+            return (
+                suit[first] in (led, TRUMP)
+                and strength[first] > best
+                and cards.count(first) == len(cards)
+            )
+
+        offset, best = 0, strength[lead[0].top]
+        for i, cards in enumerate(plays[1:], 1):
+            if stronger(cards, best):
+                offset, best = i, strength[cards[0]]
+        now, before = (leader + len(plays)) % 4, (leader + offset) % 4
+        return [now if stronger(cards, best) else before for cards in follows]
 
     def _winner(self, lead: tuple[Unit, ...], follows: tuple[tuple[int, ...], ...]) -> int:
         """``trick_winner``, remembered: the same cards meet again in other positions."""
@@ -504,14 +554,15 @@ class Solver:
         Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
         and the bounds the probes prove stay in the tables for the next ones. The first
         target is ``guess`` or else the last value found (a play's value is most often its
-        position's); then upwards by a doubling step until a probe fails, then halving the
-        interval left. The guess changes how much is searched, never the value.
+        position's); then the lower bound proved plus 5, upwards until a probe fails: a probe
+        that fails far above the value (the defenders cannot reach it) costs much more than
+        one that succeeds below it. The guess changes how much is searched, never the value.
         """
         search = self._search(position)
         # The value is at least 0 (nothing is taken away from the defenders here) and, points
         # and kitty bonuses being multiples of 5, so are the targets.
         low, high = 0, HIGH
-        target, step = self._guess if guess is None else guess, 5
+        target = self._guess if guess is None else guess
         while low < high:
             beta = min(max(target, low + 1), high)
             found = search(beta - 1, beta)
@@ -519,10 +570,7 @@ class Solver:
                 high = found
             else:
                 low = found
-            if high == HIGH:
-                target, step = low + step, step * 2
-            else:
-                target = low + (high - low + 9) // 10 * 5
+            target = low + 5
         self._guess = low
         return low
 
@@ -569,7 +617,7 @@ class Solver:
             return self._last_single(hands, leader)
         # Nothing to gain beyond the points still held, counted as the last trick may count
         # them, and the kitty at its largest multiplier: a bound that cuts without a search.
-        most = held * self._factor + self._kitty_most(left)
+        most = held * self._factor + self._kitty_most(hands)
         if most <= alpha:
             return most
         if beta <= 0:
@@ -578,9 +626,10 @@ class Solver:
         entry = self.table.get(key)
         if entry is None:
             table = self.game.table
-            total = [sum(column) for column in zip(*hands, strict=True)]
-            classes = tuple(_classes(table, total, hands[s]) for s in range(4))
-            entry = _Entry(self._leads(hands, leader, classes[leader]), classes, ())
+            total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+            once = [k for k, n in enumerate(total) if n == 1]
+            classes = tuple(_classes(table, total, once, hands[s]) for s in range(4))
+            entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             self.table[key] = entry
         else:
             low, high = entry.low, entry.high
@@ -607,8 +656,8 @@ class Solver:
         entry = self._inner.get(key)
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
-            options = self._follow_plays(hands, leader, plays, lead, classes[seat])
-            fresh = _Entry(options, classes, lead)
+            options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            fresh = _Entry(options, classes, lead, wins)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
                 # (a failed throw answered as its forced unit): that one is not kept.
@@ -651,6 +700,8 @@ class Solver:
         order: Sequence[int] = range(len(options))
         if first:
             order = [first, *range(first), *range(first + 1, len(options))]
+        if n == 3:
+            on_table = sum([POINTS[k] for cards in plays for k in cards])
         for i in order:
             play = options[i]
             after = list(hands)
@@ -660,8 +711,8 @@ class Solver:
                 answered = play.units if n == 0 else lead
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
-                won = (leader + self._winner(lead, now[1:])) % 4
-                points = sum([POINTS[k] for cards in now for k in cards])
+                won = entry.wins[i]
+                points = on_table + sum([POINTS[k] for k in play.cards])
                 if any(after[0]):
                     value = points if self._defenders[won] else 0
                     value += self._start(tuple(after), won, held - points, a - value, b - value)
