@@ -4,8 +4,9 @@ With all four hands known, the end of a hand is a two-team game of perfect infor
 defenders (the seats not on the dealer's side) maximise the points they end with, the
 dealer's side minimises them; the last trick adds the kitty bonus (抠底) with the
 multiplier of its lead (R-KITTY) when a defender wins it. ``Solver.value`` searches it by
-alpha-beta with a transposition table keyed by what remains (the four count vectors and the
-seat to lead) at every trick's start.
+null-window alpha-beta probes (MTD(f)) over tables keyed by what remains (the four count
+vectors, the seat to lead and the plays of the trick on the table), which keep the bounds
+proved on each position's value and its best play found.
 
 What is searched (docs/analysis.md says why):
 
@@ -343,17 +344,19 @@ class _Entry:
 
 @dataclass(slots=True)
 class Solver:
-    """Alpha-beta over one hand's end, with its transposition table and node count.
+    """Null-window alpha-beta over one hand's end, with its tables and node count.
 
     ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
-    and the last trick's own bonus); ``nodes`` counts the positions visited, all calls
-    together, and past ``budget`` a call raises ``BudgetExceeded``, as it does once
-    ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
-    trick start (the four count vectors and the leader), the bounds proved on its value,
-    and is shared by every call. Plays are tried likely-best first (big and high leads; a
-    follow that wins the trick for its side, with points, before one that loses it, without).
-    Worst case: the game tree, the product over plays of the options searched (see
-    ``lead_options`` and ``legal_follows``); the budget is the bound that holds.
+    and the last trick's own bonus); ``nodes`` counts the positions expanded (their plays
+    searched), all calls together, and past ``budget`` a call raises ``BudgetExceeded``, as
+    it does once ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
+    trick start (the four count vectors and the leader), and ``_inner``, per position within
+    a trick (with the plays on the table), the bounds proved on its value, its plays and the
+    best one found; both are shared by every call. Plays are tried best found first, then
+    likely-best first (big and high leads; a follow that wins the trick for its side, with
+    points, before one that loses it, without). Worst case: the game tree, the product over
+    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
+    probe; the budget is the bound that holds.
     """
 
     game: Endgame
@@ -554,9 +557,11 @@ class Solver:
         Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
         and the bounds the probes prove stay in the tables for the next ones. The first
         target is ``guess`` or else the last value found (a play's value is most often its
-        position's); then the lower bound proved plus 5, upwards until a probe fails: a probe
-        that fails far above the value (the defenders cannot reach it) costs much more than
-        one that succeeds below it. The guess changes how much is searched, never the value.
+        position's); after a probe that succeeds, the lower bound proved plus 5: a probe that
+        fails far above the value (the defenders cannot reach it) costs much more than one
+        that succeeds below it; after one that fails, the upper bound it proved. The guess
+        changes how much is searched, never the value. At most one probe per multiple of 5
+        up to the value, and one per upper bound proved.
         """
         search = self._search(position)
         # The value is at least 0 (nothing is taken away from the defenders here) and, points
@@ -567,10 +572,11 @@ class Solver:
             beta = min(max(target, low + 1), high)
             found = search(beta - 1, beta)
             if found < beta:
-                high = found
+                # The bound a failed probe returns is most often the value: asked next.
+                high = target = found
             else:
                 low = found
-            target = low + 5
+                target = low + 5
         self._guess = low
         return low
 
