@@ -363,8 +363,8 @@ class Solver:
     budget: int
     stopped: Callable[[], bool] | None = None
     nodes: int = 0
-    table: dict[bytes, _Entry] = field(default_factory=dict)
-    _inner: dict[tuple[bytes, int, tuple[tuple[int, ...], ...]], _Entry] = field(
+    table: dict[tuple[tuple[Counts, ...], int], _Entry] = field(default_factory=dict)
+    _inner: dict[tuple[tuple[Counts, ...], int, tuple[tuple[int, ...], ...]], _Entry] = field(
         default_factory=dict
     )
     _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
@@ -628,7 +628,8 @@ class Solver:
             return most
         if beta <= 0:
             return 0
-        key = b"".join(hands) + bytes((leader,))
+        # The hands themselves, not joined: each keeps its hash, and a play changes one.
+        key = (hands, leader)
         entry = self.table.get(key)
         if entry is None:
             table = self.game.table
@@ -658,7 +659,7 @@ class Solver:
         beta: int,
     ) -> int:
         """The value of a trick under way (one play or more made), through ``_inner``."""
-        key = (b"".join(hands), leader, plays)
+        key = (hands, leader, plays)
         entry = self._inner.get(key)
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
