@@ -190,62 +190,64 @@ def _annotate(
 ) -> None:
     table = solver.game.table
     first = analysis.first_trick
+    # The plays as made, each with the position before it, its penalty, the position after
+    # and the points it settled: no search yet.
+    moves: list[tuple[int, int, Position, Play, int, Position, int]] = []
     position = Position.start(hands, leader=results[0].leader)
-    points = analysis.points_before
-    future = solver.value(position)
-    analysis.perfect = points + future
-    positions: list[Position] = []
     for t, (trick, result) in enumerate(zip(tricks, results, strict=True)):
         for p, read_play in enumerate(trick.plays):
-            seat = read_play.seat
-            cards = tuple(read_play.cards)
             units: tuple[Unit, ...] = ()
             if p == 0:
                 # The lead the others answered: a failed throw's forced unit, or as split.
                 split = None if read_play.attempted else trick.declared_split
-                units = table.lead(cards, split).units
+                units = table.lead(tuple(read_play.cards), split).units
+            play = Play(read_play.seat, tuple(read_play.cards), units)
             penalty = result.penalty if p == 0 else 0
-            best_future = future
-            positions.append(position)
-            child, gained = solver.after(position, Play(seat, cards, units))
-            future = solver.value(child)
-            actual = gained + penalty + future
-            defender = solver.game.defends(seat)
-            lost = (best_future - actual) if defender else (actual - best_future)
-            best: tuple[str, ...] = ()
-            line: tuple[tuple[int, tuple[str, ...]], ...] = ()
-            if lost > 0:
-                best_play, best_line = _best_line(solver, position, best_future)
-                best = tuple(tokens(best_play.cards))
-                line = tuple((play.seat, tuple(tokens(play.cards))) for play in best_line)
-            analysis.plays.append(
-                PlayCost(
-                    trick=first + t,
-                    play=p,
-                    seat=seat,
-                    cards=tuple(tokens(cards)),
-                    defender=defender,
-                    value=points + actual,
-                    best_value=points + best_future,
-                    cost=max(lost, 0),
-                    best=best,
-                    line=line,
-                )
-            )
-            points += gained + penalty
+            child, gained = solver.after(position, play)
+            moves.append((first + t, p, position, play, penalty, child, gained))
             position = child
+    points = analysis.points_before
+    # The search climbs from its first guess (0 here), and each play's value is guessed as
+    # the best play's, less the points the play settled.
+    future = solver.value(moves[0][2], 0)
+    analysis.perfect = points + future
+    for trick_index, p, position, play, penalty, child, gained in moves:
+        seat = play.seat
+        best_future = future
+        future = solver.value(child, best_future - gained)
+        actual = gained + penalty + future
+        defender = solver.game.defends(seat)
+        lost = (best_future - actual) if defender else (actual - best_future)
+        best: tuple[str, ...] = ()
+        line: tuple[tuple[int, tuple[str, ...]], ...] = ()
+        if lost > 0:
+            best_play, best_line = _best_line(solver, position, best_future)
+            best = tuple(tokens(best_play.cards))
+            line = tuple((step.seat, tuple(tokens(step.cards))) for step in best_line)
+        analysis.plays.append(
+            PlayCost(
+                trick=trick_index,
+                play=p,
+                seat=seat,
+                cards=tuple(tokens(play.cards)),
+                defender=defender,
+                value=points + actual,
+                best_value=points + best_future,
+                cost=max(lost, 0),
+                best=best,
+                line=line,
+            )
+        )
+        points += gained + penalty
     analysis.actual = points
     took = solver.game.defends(results[-1].winner)
-    analysis.kitty = _kitty_note(analysis, solver, positions, took)
+    analysis.kitty = _kitty_note(analysis, solver, [m[2] for m in moves], took)
 
 
 def _best_line(solver: Solver, position: Position, target: int) -> tuple[Play, list[Play]]:
     """The first searched play reaching ``target`` and a line of perfect play from it."""
-    for play in solver.plays(position):
-        child, gained = solver.after(position, play)
-        if gained + solver.value(child) == target:
-            return play, [play, *solver.line(child)]
-    raise AssertionError("a position's value is reached by one of its plays")
+    play, child, _ = solver.best_play(position, target)
+    return play, [play, *solver.line(child)]
 
 
 def _kitty_on_line(solver: Solver, position: Position) -> bool:

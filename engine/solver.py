@@ -4,8 +4,9 @@ With all four hands known, the end of a hand is a two-team game of perfect infor
 defenders (the seats not on the dealer's side) maximise the points they end with, the
 dealer's side minimises them; the last trick adds the kitty bonus (抠底) with the
 multiplier of its lead (R-KITTY) when a defender wins it. ``Solver.value`` searches it by
-alpha-beta with a transposition table keyed by what remains (the four count vectors and the
-seat to lead) at every trick's start.
+null-window alpha-beta probes (MTD(f)) over tables keyed by what remains (the four count
+vectors, the seat to lead and the plays of the trick on the table), which keep the bounds
+proved on each position's value and its best play found.
 
 What is searched (docs/analysis.md says why):
 
@@ -40,6 +41,7 @@ from operator import mul
 from chaodipi.engine.cards import KINDS, POINTS, Hand
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_throw, lead_units
+from chaodipi.engine.order import TRUMP
 from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
 from chaodipi.engine.table import Table
 from chaodipi.engine.trick import trick_winner
@@ -211,11 +213,12 @@ def standing_throw(
     """
     ctx = table.context
     cards = [k for k in _kinds_of(ctx.steps[suit]) for _ in range(hands[seat][k])]
-    others = [_hand(h) for h in hands]
-    while cards:
+    others: list[Hand] = []
+    while len(cards) >= 2:
         units = lead_units(ctx, cards)
         if len(units) < 2:
             return None
+        others = others or [_hand(h) for h in hands]
         verdict = check_throw(ctx, table.ruleset.throw, seat, cards, others)
         if verdict.stands:
             return tuple(cards), verdict.units
@@ -260,13 +263,16 @@ def equivalent_cards(
     for cards in trick:
         for k in cards:
             total[k] += 1
-    return _classes(table, total, hands[seat])
+    return _classes(table, total, [k for k, n in enumerate(total) if n == 1], hands[seat])
 
 
-def _classes(table: Table, total: Sequence[int], own: Counts) -> dict[int, tuple[int, ...]]:
-    """``equivalent_cards`` from the cards in play per kind (``total``) and the seat's own."""
+def _classes(
+    table: Table, total: Sequence[int], once: Sequence[int], own: Counts
+) -> dict[int, tuple[int, ...]]:
+    """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
+    once (``once``) and the seat's own cards."""
     ctx = table.context
-    alone = [k for k in range(KINDS) if own[k] == 1 and total[k] == 1]
+    alone = [k for k in once if own[k]]
     classes: dict[int, tuple[int, ...]] = {}
     if len(alone) < 2:
         return classes
@@ -319,27 +325,48 @@ Classes = tuple[dict[int, tuple[int, ...]], ...]
 LOW, HIGH = -(1 << 30), 1 << 30
 
 
+class _Entry:
+    """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
+    its options in the order tried and the index of the best found, the trick's classes of
+    equivalent cards and lead, and within a trick the seat each option leaves winning it."""
+
+    __slots__ = ("best", "classes", "high", "lead", "low", "options", "wins")
+
+    def __init__(
+        self, options: list[Play], classes: Classes, lead: tuple[Unit, ...], wins: list[int]
+    ) -> None:
+        self.low, self.high, self.best = LOW, HIGH, 0
+        self.options = options
+        self.classes = classes
+        self.lead = lead
+        self.wins = wins
+
+
 @dataclass(slots=True)
 class Solver:
-    """Alpha-beta over one hand's end, with its transposition table and node count.
+    """Null-window alpha-beta over one hand's end, with its tables and node count.
 
     ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
-    and the last trick's own bonus); ``nodes`` counts the positions visited, all calls
-    together, and past ``budget`` a call raises ``BudgetExceeded``, as it does once
-    ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
-    trick start (the four count vectors and the leader), the bounds proved on its value,
-    and is shared by every call. Plays are tried likely-best first (big and high leads; a
-    follow that wins the trick for its side, with points, before one that loses it, without).
-    Worst case: the game tree, the product over plays of the options searched (see
-    ``lead_options`` and ``legal_follows``); the budget is the bound that holds.
+    and the last trick's own bonus); ``nodes`` counts the positions expanded (their plays
+    searched), all calls together, and past ``budget`` a call raises ``BudgetExceeded``, as
+    it does once ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
+    trick start (the four count vectors and the leader), and ``_inner``, per position within
+    a trick (with the plays on the table), the bounds proved on its value, its plays and the
+    best one found; both are shared by every call. Plays are tried best found first, then
+    likely-best first (big and high leads; a follow that wins the trick for its side, with
+    points, before one that loses it, without). Worst case: the game tree, the product over
+    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
+    probe; the budget is the bound that holds.
     """
 
     game: Endgame
     budget: int
     stopped: Callable[[], bool] | None = None
     nodes: int = 0
-    table: dict[bytes, tuple[int, int]] = field(default_factory=dict)
-    _starts: dict[bytes, tuple[Classes, list[Play]]] = field(default_factory=dict)
+    table: dict[tuple[tuple[Counts, ...], int], _Entry] = field(default_factory=dict)
+    _inner: dict[tuple[tuple[Counts, ...], int, tuple[tuple[int, ...], ...]], _Entry] = field(
+        default_factory=dict
+    )
     _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
         default_factory=dict
     )
@@ -348,22 +375,45 @@ class Solver:
         default_factory=dict
     )
     _factor: int = 1
-    _most: dict[int, int] = field(default_factory=dict)
+    _guess: int = 0
+    _most: dict[Counts, int] = field(default_factory=dict)
+
+    _defenders: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
+        self._defenders = tuple(self.game.defends(seat) for seat in range(4))
 
-    def _kitty_most(self, cards: int) -> int:
-        """The largest kitty bonus a last lead of at most ``cards`` cards can bring."""
-        most = self._most.get(cards)
-        if most is None:
-            rules = self.game.table.ruleset
-            # Every shape of that many cards or fewer, and a throw of two such units.
-            shapes = [Unit(w, tuple(range(n))) for w in (1, 2, 3) for n in range(1, cards // w + 1)]
-            leads = [(unit,) for unit in shapes] + [(unit, unit) for unit in shapes]
-            multiplier = max(kitty_multiplier(rules, lead) for lead in leads)
-            most = self._most[cards] = kitty_bonus(rules, self.game.kitty, multiplier)
-        return most
+    def _kitty_most(self, hands: Sequence[Counts]) -> int:
+        """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
+
+        The last lead is cut from its leader's hand, a part of what that seat holds now: its
+        multiplier is at most the largest of a unit the seat holds now or, where throws are
+        allowed, of a throw of all its cards (a standing throw counts its largest unit's shape
+        or a figure per throw or per card: R-KITTY). One pass over each hand not seen before.
+        """
+        most = 0
+        for hand in hands:
+            multiplier = self._most.get(hand)
+            if multiplier is None:
+                multiplier = self._most[hand] = self._lead_most(hand)
+            most = max(most, multiplier)
+        return kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+
+    def _lead_most(self, hand: Counts) -> int:
+        """The largest kitty multiplier of a lead cut from ``hand`` (``_kitty_most``)."""
+        table = self.game.table
+        rules = table.ruleset
+        leads: list[tuple[Unit, ...]] = [
+            (unit,)
+            for k in range(KINDS)
+            if hand[k]
+            for unit in units_containing_lowest(table.context, hand, k, hand[k])
+        ]
+        cards = [Unit(1, (k,)) for k in range(KINDS) for _ in range(hand[k])]
+        if rules.throw.allowed and len(cards) >= 2:
+            leads.append(tuple(cards))
+        return max(kitty_multiplier(rules, lead) for lead in leads)
 
     def plays(self, position: Position) -> list[Play]:
         """The plays searched for the seat to play, one per class of equivalent plays."""
@@ -371,9 +421,10 @@ class Solver:
         classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
         if not position.plays:
             return self._leads(position.hands, seat, classes)
-        return self._follow_plays(
+        follows, _ = self._follow_plays(
             position.hands, position.leader, position.plays, position.lead, classes
         )
+        return follows
 
     def _leads(
         self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
@@ -396,7 +447,8 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> list[Play]:
+    ) -> tuple[list[Play], list[int]]:
+        """The follows searched, likely best first, and the seat each leaves winning the trick."""
         seat = (leader + len(plays)) % 4
         key = (hands[seat], lead)
         follows = self._follows.get(key)
@@ -405,30 +457,51 @@ class Solver:
             self._follows[key] = follows
         if classes:
             follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+        wins = self._winning(leader, plays, lead, follows)
         if len(follows) > 1:
-            follows = self._order(leader, plays, lead, seat, follows)
-        return [Play(seat, cards) for cards in follows]
+            # Follows that take the trick for the seat's side first, with points; then the
+            # rest, with the fewest points; lower cards first in either.
+            strength = self.game.table.context.strength
+            keyed = []
+            for cards, won in zip(follows, wins, strict=True):
+                points = sum([POINTS[k] for k in cards])
+                high = sum([strength[k] for k in cards])
+                ours = won % 2 == seat % 2
+                keyed.append(((0, -points, high) if ours else (1, points, high), cards, won))
+            keyed.sort()
+            follows = [cards for _, cards, _ in keyed]
+            wins = [won for _, _, won in keyed]
+        return [Play(seat, cards) for cards in follows], wins
 
-    def _order(
+    def _winning(
         self,
         leader: int,
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
-        seat: int,
         follows: list[tuple[int, ...]],
-    ) -> list[tuple[int, ...]]:
-        """Follows that take the trick for the seat's side first, with points; then the rest."""
+    ) -> list[int]:
+        """The seat that wins the trick (R-WIN) once each of ``follows`` is added to ``plays``."""
+        if len(lead) > 1 or lead[0].length > 1:
+            return [(leader + self._winner(lead, (*plays[1:], cards))) % 4 for cards in follows]
+        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
+        # of the led suit or trump and stronger than the best before, take the trick.
         ctx = self.game.table.context
-        strength = ctx.strength
-        keyed = []
-        for cards in follows:
-            won = (leader + self._winner(lead, (*plays[1:], cards))) % 4
-            points = sum(POINTS[k] for k in cards)
-            high = sum(strength[k] for k in cards)
-            ours = won % 2 == seat % 2
-            keyed.append(((0, -points, high) if ours else (1, points, high), cards))
-        keyed.sort()
-        return [cards for _, cards in keyed]
+        led, suit, strength = ctx.suit[lead[0].top], ctx.suit, ctx.strength
+
+        def stronger(cards: tuple[int, ...], best: int) -> bool:
+            first = cards[0]
+            return (
+                suit[first] in (led, TRUMP)
+                and strength[first] > best
+                and cards.count(first) == len(cards)
+            )
+
+        offset, best = 0, strength[lead[0].top]
+        for i, cards in enumerate(plays[1:], 1):
+            if stronger(cards, best):
+                offset, best = i, strength[cards[0]]
+        now, before = (leader + len(plays)) % 4, (leader + offset) % 4
+        return [now if stronger(cards, best) else before for cards in follows]
 
     def _winner(self, lead: tuple[Unit, ...], follows: tuple[tuple[int, ...], ...]) -> int:
         """``trick_winner``, remembered: the same cards meet again in other positions."""
@@ -478,18 +551,71 @@ class Solver:
             self._kitty[lead] = bonus
         return bonus
 
-    def value(self, position: Position) -> int:
-        """The points the defenders add from ``position`` under perfect play by both sides."""
+    def value(self, position: Position, guess: int | None = None) -> int:
+        """The points the defenders add from ``position`` under perfect play by both sides.
+
+        Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
+        and the bounds the probes prove stay in the tables for the next ones. The first
+        target is ``guess`` or else the last value found (a play's value is most often its
+        position's); after a probe that succeeds, the lower bound proved plus 5: a probe that
+        fails far above the value (the defenders cannot reach it) costs much more than one
+        that succeeds below it; after one that fails, the upper bound it proved. The guess
+        changes how much is searched, never the value. At most one probe per multiple of 5
+        up to the value, and one per upper bound proved.
+        """
+        search = self._search(position)
+        # The value is at least 0 (nothing is taken away from the defenders here) and, points
+        # and kitty bonuses being multiples of 5, so are the targets.
+        low, high = 0, HIGH
+        target = self._guess if guess is None else guess
+        while low < high:
+            beta = min(max(target, low + 1), high)
+            found = search(beta - 1, beta)
+            if found < beta:
+                # The bound a failed probe returns is most often the value: asked next.
+                high = target = found
+            else:
+                low = found
+                target = low + 5
+        self._guess = low
+        return low
+
+    def _search(self, position: Position) -> Callable[[int, int], int]:
+        """The fail-soft search of ``position`` within a window (alpha, beta)."""
         hands = position.hands
+        leader = position.leader
+        held = sum(sum(map(mul, hand, POINTS)) for hand in hands)
         if not position.plays:
-            return self._start(hands, position.leader, LOW, HIGH)
+            return lambda a, b: self._start(hands, leader, held, a, b)
         table = self.game.table
         classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
-        lead = position.lead
-        return self._trick(hands, position.leader, position.plays, lead, classes, [], LOW, HIGH)
+        plays, lead = position.plays, position.lead
+        held += sum(POINTS[k] for cards in plays for k in cards)
+        return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
-    def _start(self, hands: tuple[Counts, ...], leader: int, alpha: int, beta: int) -> int:
-        """The value of a trick about to be led, through the transposition table."""
+    def best_play(self, position: Position, target: int) -> tuple[Play, Position, int]:
+        """The first searched play keeping ``position``'s value ``target``: with the position
+        after it and the points it settles.
+
+        ``target`` is the best any play reaches, so one null-window probe per play tells a
+        play that reaches it from one that does not: a defender's play reaches it when its
+        value is at least ``target``, a dealer-side play when at most.
+        """
+        maximise = self._defenders[position.seat]
+        for play in self.plays(position):
+            child, gained = self.after(position, play)
+            goal = target - gained
+            if maximise and self._search(child)(goal - 1, goal) >= goal:
+                return play, child, gained
+            if not maximise and self._search(child)(goal, goal + 1) <= goal:
+                return play, child, gained
+        raise ValueError(f"no play from the position reaches {target}")
+
+    def _start(
+        self, hands: tuple[Counts, ...], leader: int, held: int, alpha: int, beta: int
+    ) -> int:
+        """The value of a trick about to be led (``held`` points in the hands), through
+        ``table``."""
         left = sum(hands[leader])
         if not left:
             return 0
@@ -497,34 +623,127 @@ class Solver:
             return self._last_single(hands, leader)
         # Nothing to gain beyond the points still held, counted as the last trick may count
         # them, and the kitty at its largest multiplier: a bound that cuts without a search.
-        most = sum(sum(map(mul, hand, POINTS)) for hand in hands) * self._factor
-        most += self._kitty_most(left)
+        most = held * self._factor + self._kitty_most(hands)
         if most <= alpha:
             return most
         if beta <= 0:
             return 0
-        key = b"".join(hands) + bytes((leader,))
-        low, high = self.table.get(key, (LOW, HIGH))
-        if low >= beta or low == high:
-            return low
-        if high <= alpha:
-            return high
-        a, b = max(alpha, low), min(beta, high)
-        start = self._starts.get(key)
-        if start is None:
+        # The hands themselves, not joined: each keeps its hash, and a play changes one.
+        key = (hands, leader)
+        entry = self.table.get(key)
+        if entry is None:
             table = self.game.table
-            total = [sum(column) for column in zip(*hands, strict=True)]
-            classes = tuple(_classes(table, total, hands[s]) for s in range(4))
-            start = self._starts[key] = (classes, self._leads(hands, leader, classes[leader]))
-        value = self._trick(hands, leader, (), (), start[0], start[1], a, b)
-        if value <= a:
-            high = value
-        elif value >= b:
-            low = value
+            total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+            once = [k for k, n in enumerate(total) if n == 1]
+            classes = tuple(_classes(table, total, once, hands[s]) for s in range(4))
+            entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
+            self.table[key] = entry
         else:
-            low = high = value
-        self.table[key] = (low, high)
-        return value
+            low, high = entry.low, entry.high
+            if low >= beta or low == high:
+                return low
+            if high <= alpha:
+                return high
+            alpha, beta = max(alpha, low), min(beta, high)
+        return self._expand(hands, leader, (), (), held, alpha, beta, entry)
+
+    def _trick(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: Classes,
+        held: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The value of a trick under way (one play or more made), through ``_inner``."""
+        key = (hands, leader, plays)
+        entry = self._inner.get(key)
+        if entry is None or entry.lead != lead:
+            seat = (leader + len(plays)) % 4
+            options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            fresh = _Entry(options, classes, lead, wins)
+            if entry is None:
+                # A position's lead is its first play's units, but for one given to ``value``
+                # (a failed throw answered as its forced unit): that one is not kept.
+                self._inner[key] = fresh
+            entry = fresh
+        else:
+            low, high = entry.low, entry.high
+            if low >= beta or low == high:
+                return low
+            if high <= alpha:
+                return high
+            alpha, beta = max(alpha, low), min(beta, high)
+        return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
+
+    def _expand(
+        self,
+        hands: tuple[Counts, ...],
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        held: int,
+        alpha: int,
+        beta: int,
+        entry: _Entry,
+    ) -> int:
+        """Fail-soft alpha-beta over the options in ``entry`` (its best so far tried first);
+        the bounds proved and the best option go back into ``entry``."""
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
+        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
+            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
+        options, classes, first = entry.options, entry.classes, entry.best
+        n = len(plays)
+        seat = (leader + n) % 4
+        maximise = self._defenders[seat]
+        best = LOW if maximise else HIGH
+        a, b = alpha, beta
+        chosen = first
+        order: Sequence[int] = range(len(options))
+        if first:
+            order = [first, *range(first), *range(first + 1, len(options))]
+        if n == 3:
+            on_table = sum([POINTS[k] for cards in plays for k in cards])
+        for i in order:
+            play = options[i]
+            after = list(hands)
+            after[seat] = _without(hands[seat], play.cards)
+            now = (*plays, play.cards)
+            if n < 3:
+                answered = play.units if n == 0 else lead
+                value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
+            else:
+                won = entry.wins[i]
+                points = on_table + sum([POINTS[k] for k in play.cards])
+                if any(after[0]):
+                    value = points if self._defenders[won] else 0
+                    value += self._start(tuple(after), won, held - points, a - value, b - value)
+                else:
+                    value = self._taken(now, lead, won, True)
+            if maximise:
+                if value > best:
+                    best, chosen = value, i
+                    if value > a:
+                        a = value
+            elif value < best:
+                best, chosen = value, i
+                if value < b:
+                    b = value
+            if a >= b:
+                break
+        entry.best = chosen
+        if best <= alpha:
+            entry.high = best
+        elif best >= beta:
+            entry.low = best
+        else:
+            entry.low = entry.high = best
+        return best
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
@@ -534,62 +753,12 @@ class Solver:
         won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
         return self._taken(plays, lead, won, True)
 
-    def _trick(
-        self,
-        hands: tuple[Counts, ...],
-        leader: int,
-        plays: tuple[tuple[int, ...], ...],
-        lead: tuple[Unit, ...],
-        classes: Classes,
-        leads: list[Play],
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """The value of a trick under way (``plays`` so far), fail-soft alpha-beta."""
-        self.nodes += 1
-        if self.nodes > self.budget:
-            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
-        if not self.nodes & 4095 and self.stopped is not None and self.stopped():
-            raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
-        n = len(plays)
-        seat = (leader + n) % 4
-        maximise = self.game.defends(seat)
-        best = LOW if maximise else HIGH
-        options = leads if n == 0 else self._follow_plays(hands, leader, plays, lead, classes[seat])
-        for play in options:
-            after = list(hands)
-            after[seat] = _without(hands[seat], play.cards)
-            now = (*plays, play.cards)
-            answered = play.units if n == 0 else lead
-            if n < 3:
-                value = self._trick(tuple(after), leader, now, answered, classes, [], alpha, beta)
-            else:
-                won = (leader + self._winner(answered, now[1:])) % 4
-                last = not any(after[0])
-                gained = self._taken(now, answered, won, last)
-                value = gained
-                if not last:
-                    value += self._start(tuple(after), won, alpha - gained, beta - gained)
-            if maximise:
-                if value > best:
-                    best = value
-                    alpha = max(alpha, value)
-            elif value < best:
-                best = value
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return best
-
     def line(self, position: Position) -> list[Play]:
         """A line of perfect play from ``position`` to the end of the hand."""
         line: list[Play] = []
+        target = self.value(position)
         while not position.over:
-            target = self.value(position)
-            for play in self.plays(position):
-                child, gained = self.after(position, play)
-                if gained + self.value(child) == target:
-                    line.append(play)
-                    position = child
-                    break
+            play, position, gained = self.best_play(position, target)
+            line.append(play)
+            target -= gained
         return line

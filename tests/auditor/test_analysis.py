@@ -124,6 +124,31 @@ def test_r_win_r_kitty_the_solver_equals_plain_minimax(ruleset: str, seed: int, 
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 3), guess=st.integers(0, 40))
+def test_r_win_best_play_is_the_first_play_whose_own_value_is_the_best(
+    ruleset: str, seed: int, k: int, guess: int
+) -> None:
+    # best_play decides each play by one probe against the position's value; here each
+    # play's value comes from a fresh solver, and any first guess gives the same values.
+    game, start, _ = _window(ruleset, seed, k)
+    solver = Solver(game, budget=10**7)
+    lead = solver.plays(start)[0]
+    for position in (start, start.play(lead)):  # a trick's start, and within a trick
+        target = solver.value(position)
+        assert Solver(game, budget=10**7).value(position, guess * 5) == target
+        values = []
+        for play in solver.plays(position):
+            child, gained = solver.after(position, play)
+            values.append(gained + Solver(game, budget=10**7).value(child))
+        best = max(values) if game.defends(position.seat) else min(values)
+        assert best == target
+        play, child, gained = solver.best_play(position, target)
+        assert play == solver.plays(position)[values.index(target)]
+        assert (child, gained) == solver.after(position, play)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
 def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, k: int) -> None:
