@@ -25,7 +25,7 @@ cards from the same hand reaches.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -40,8 +40,8 @@ __all__ = ["check_follow", "clear_caches", "legal_follow"]
 Score = tuple[int, ...]
 Piece = tuple[int, tuple[int, ...]]
 """A unit in slot space: (width, slots low to high)."""
-_State = tuple[tuple[int, ...], tuple[int, ...], int, int]
-"""A state of ``_score``: slots open chains need, tractors per level, free slots of 3, of 2+."""
+_State = tuple[tuple[int, ...], tuple[int, ...], int]
+"""A state of ``_score``: the slots open chains need, tractors on each level, free slots of 3."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -72,7 +72,7 @@ class _Format:
     sets_left: tuple[int, ...]  # sets of its width an unanswered tractor leaves
     triples: int
     pairs: int
-    set_caps: tuple[int, int]  # the most triples, and sets of 2 or 3, the lead can owe
+    most_owed: tuple[int, int]  # triples and pairs owed when no tractor is answered: the most
     answers: dict[tuple[int, ...], tuple[int, int] | None] = field(
         default_factory=dict, compare=False, repr=False
     )  # ``owed``'s answers, by tractors answered on each level
@@ -193,7 +193,7 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
         sets_left=tuple(1 if f >= 0 else n for (_, n), f in zip(order, falls, strict=True)),
         triples=led[(3, 1)],
         pairs=led[(2, 1)],
-        set_caps=(most_triples, most_triples + most_pairs),
+        most_owed=(most_triples, most_pairs),
     )
 
 
@@ -249,12 +249,13 @@ def _score(
 
     Tractors are chosen by dynamic programming over the slots, then the sets in closed form.
     Every slot a tractor or set crosses holds at most 3 cards, so it serves one unit of width
-    2 or more: a choice of tractors is a choice of disjoint chains (``_chains``). The slots are
-    walked low to high; a state is (the slots the open chains still need, the tractors
-    answered on each level, the free slots of 3 and of 2 or more cards, capped at the most
-    triples and sets the lead can ask for), and each slot is left free, taken by the open
-    chain that needs it, or starts one chain of a level still short of its demand. The best
-    final state is scored with the fallback demands (``_Format.owed``) and ``_sets``.
+    2 or more: a choice of tractors is a choice of disjoint chains (``_chains``), and the slots
+    it leaves with 2 or more cards are all but those its chains cross. The slots the chains
+    cross are walked low to high; a state is (the slots the open chains still need, the
+    tractors answered on each level, the free slots of 3 cards, capped at the most triples the
+    lead can owe), and each slot is left free, taken by the open chain that needs it, or
+    starts one chain of a level still short of its demand (``_Format.owed``). The final states
+    are scored with the fallback demands and the sets formula of ``_sets``.
 
     Among the choices reaching the best score the one kept answers each level with its
     lowest chains (``_chains``'s order), the levels in the order of the score: the choice the
@@ -262,46 +263,57 @@ def _score(
     Two partial choices meeting in one state keep the lower, since every chain still to come
     starts higher.
 
-    Bound: O(m·S·(1 + L·b)·ℓ) after the chains (``_chains``, O(m²·b) a level), for m slots,
-    L tractor levels, tractors of at most ℓ pairs or triples and S = R·V·(t + 1)·(t + s + 1)
-    states: R ≤ (1 + C)² sets of needed slots, since links run from one step to the whole
-    next step and only the other-level step has more than one kind, so at most one chain
-    crosses a step boundary and two are open inside that step (C chains, C ≤ L·m·b); V ≤
-    ∏(d + 1) answered counts for d the most tractors a level can owe, and t, s the most
-    triples and sets owed. A lead of n cards owes Σd ≤ n/4 tractors and t + s ≤ n/2 sets, so
-    S is polynomial in n of degree L + 2, and L ≤ 4 for the 25 cards of a two-deck hand (5 for
-    39 and three decks), 11 only for one 12-pair tractor with ``follow_shorter_tractors``,
-    whose levels share one demand (V ≤ 12).
+    Bound: O(m²·b) a level for the chains, then O(m·S·L·b·ℓ) for m slots, L tractor levels,
+    tractors of at most ℓ pairs or triples, at most L·b chains starting at a slot and
+    S = R·V·(t + 1) states: R ≤ (1 + C)² sets of needed slots for C ≤ L·m·b chains (a link
+    runs from one step to the whole next step and only the other-level step has more than one
+    kind, so one chain at most crosses a step boundary and two are open inside that step);
+    V ≤ ∏(d + 1) answered vectors for d the most tractors a level can owe; t the most triples
+    owed. A lead of n cards owes Σd ≤ n/4 tractors and t ≤ n/3 triples, so S is polynomial in
+    n of degree L + 1, and for the leads a hand can hold V is small: at most 16 with two decks
+    (26 cards, L ≤ 3), 37 with ``follow_shorter_tractors``, whose levels share one demand, and
+    54 with three decks (40 cards, L ≤ 5; 184 for a house ruleset adding the shorter tractors).
     """
     shapes = fmt.shapes
     if not shapes:
         return _sets(table, counts, fmt.triples, fmt.pairs, want)
     chains = [_chains(table, counts, width, length) for width, length in shapes]
-    answered = tuple(len(found) for found in chains)
-    crossed = [s for found in chains for chain in found for s in chain]
-    if len(set(crossed)) == len(crossed) and fmt.owed(answered) is not None:
+    if not any(chains):
+        # No tractor of the lead's shapes is held (the common case): all fall to their sets.
+        tail, pieces = _sets(table, counts, *fmt.most_owed, want)
+        return (0,) * len(shapes) + tail, pieces
+    tractors = [
+        (width, chain) for (width, _), found in zip(shapes, chains, strict=True) for chain in found
+    ]
+    answered = tuple(map(len, chains))
+    crossed = {s for _, chain in tractors for s in chain}
+    if len(crossed) == sum(len(chain) for _, chain in tractors) and fmt.owed(answered) is not None:
         # No two chains cross and no level holds more than it is owed: all are answered.
-        return _scored(table, counts, fmt, [range(n) for n in answered], chains, want)
+        return _scored(table, counts, fmt, answered, tractors, want)
     starts: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in counts]
     for level, found in enumerate(chains):
         for rank, chain in enumerate(found):
             starts[chain[0]].append((level, rank, chain[1:]))
-    triples_cap, sets_cap = fmt.set_caps
+    triples_cap = fmt.most_owed[0]
     owed = fmt.owed
     nothing: tuple[tuple[int, ...], ...] = ((),) * len(shapes)
-    states: dict[_State, tuple[tuple[int, ...], ...]] = {((), (0,) * len(shapes), 0, 0): nothing}
-    for x, have in enumerate(counts):
-        if have < 2:
-            continue  # no unit of width 2 or more crosses it
-        third = have == 3
+    # A slot no chain crosses stays free whatever is chosen: its triple is counted up front.
+    outside = sum(1 for x, have in enumerate(counts) if have == 3 and x not in crossed)
+    start = ((), (0,) * len(shapes), min(outside, triples_cap))
+    states: dict[_State, tuple[tuple[int, ...], ...]] = {start: nothing}
+    for x in sorted(crossed):
+        third = counts[x] == 3
         options = starts[x]
         reached: dict[_State, tuple[tuple[int, ...], ...]] = {}
-        for (needed, got, three, two), ranks in states.items():
+        for (needed, got, three), ranks in states.items():
             if needed and needed[0] == x:
-                _keep(reached, (needed[1:], got, three, two), ranks, want)
+                state = (needed[1:], got, three)
+                if not want or state not in reached or ranks < reached[state]:
+                    reached[state] = ranks
                 continue
-            free = (needed, got, min(three + third, triples_cap), min(two + 1, sets_cap))
-            _keep(reached, free, ranks, want)
+            state = (needed, got, min(three + third, triples_cap))
+            if not want or state not in reached or ranks < reached[state]:
+                reached[state] = ranks
             for level, rank, rest in options:
                 if needed and any(s in needed for s in rest):
                     continue
@@ -311,62 +323,53 @@ def _score(
                 longer = ranks
                 if want:
                     longer = (*ranks[:level], (*ranks[level], rank), *ranks[level + 1 :])
-                _keep(reached, (tuple(sorted(needed + rest)), more, three, two), longer, want)
+                state = (tuple(sorted(needed + rest)) if needed else rest, more, three)
+                if not want or state not in reached or longer < reached[state]:
+                    reached[state] = longer
         states = reached
+    # The free slots of 2 or more cards: those of the suit less those the chains cross.
+    two = len(counts) - counts.count(0) - counts.count(1)
+    lengths = [length for _, length in shapes]
     best: Score = ()
     best_ranks = nothing
-    for (needed, got, three, two), ranks in states.items():
+    for (needed, got, three), ranks in states.items():
         if needed:
             continue  # a chain left open: not a choice of tractors
         owed_sets = owed(got)
         assert owed_sets is not None  # only answers within the demands are kept
         triples, pairs = owed_sets
         t = min(triples, three)
-        score = (*got, t, min(pairs + triples, two) - t)
+        free = two - sum(n * length for n, length in zip(got, lengths, strict=True))
+        score = (*got, t, min(pairs + triples, free) - t)
         if score > best or (want and score == best and ranks < best_ranks):
             best, best_ranks = score, ranks
     if not want:
         return best, []
-    return _scored(table, counts, fmt, best_ranks, chains, want)
-
-
-def _keep(
-    states: dict[_State, tuple[tuple[int, ...], ...]],
-    state: _State,
-    ranks: tuple[tuple[int, ...], ...],
-    want: bool,
-) -> None:
-    """Reach ``state`` by the chains ``ranks``, unless a lower choice reached it already."""
-    if state not in states or (want and ranks < states[state]):
-        states[state] = ranks
+    tractors = [
+        (width, found[rank])
+        for (width, _), found, picked in zip(shapes, chains, best_ranks, strict=True)
+        for rank in picked
+    ]
+    return _scored(table, counts, fmt, best[: len(shapes)], tractors, want)
 
 
 def _scored(
     table: _SuitTable,
     counts: list[int],
     fmt: _Format,
-    ranks: Sequence[Iterable[int]],
-    chains: list[list[tuple[int, ...]]],
+    answered: tuple[int, ...],
+    tractors: list[Piece],
     want: bool,
 ) -> tuple[Score, list[Piece]]:
-    """The score and units of answering each level with its chains of these ranks."""
+    """The score and units of answering the levels by these tractors, ``answered`` a level."""
     left = list(counts)
-    got: list[int] = []
-    pieces: list[Piece] = []
-    for (width, _), found, picked in zip(fmt.shapes, chains, ranks, strict=True):
-        n = 0
-        for rank in picked:
-            chain = found[rank]
-            n += 1
-            for s in chain:
-                left[s] -= width
-            if want:
-                pieces.append((width, chain))
-        got.append(n)
-    owed_sets = fmt.owed(tuple(got))
-    assert owed_sets is not None  # the callers answer within the demands
-    tail, sets = _sets(table, left, *owed_sets, want)
-    return (*got, *tail), pieces + sets
+    for width, chain in tractors:
+        for s in chain:
+            left[s] -= width
+    owed = fmt.owed(answered)
+    assert owed is not None  # the callers answer within the demands
+    tail, sets = _sets(table, left, *owed, want)
+    return answered + tail, tractors + sets if want else []
 
 
 def _best(table: _SuitTable, counts: tuple[int, ...], fmt: _Format) -> tuple[Score, list[Piece]]:

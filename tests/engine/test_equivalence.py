@@ -346,3 +346,19 @@ def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset)
         verdict = check_follow(ctx, units, Hand(cards), play)
         lower = old_score(table, [got[k] for k in table.kinds], fmt)[0] < best[0]
         assert (verdict is not None and verdict.code == "FOLLOW_SHAPE") == lower
+
+
+def test_r_follow_shape_one_chain_crosses_a_step_boundary() -> None:
+    # The bound of follow._score: a kind links to nothing or to the whole next step of its
+    # suit, and two linked steps never both hold more than one kind.
+    for ruleset in RULESETS:
+        for level in range(13):
+            for trump in (0, 1, 2, 3, None):
+                ctx = trump_context(ruleset, level, trump)
+                for steps in ctx.steps:
+                    for i, step in enumerate(steps):
+                        upper = steps[i + 1] if i + 1 < len(steps) else ()
+                        links = {ctx.link_up[k] for k in step}
+                        assert links <= {(), upper}
+                        if links != {()}:
+                            assert min(len(step), len(upper)) == 1
