@@ -62,9 +62,9 @@ class _Tables:
     discard: tuple[int, ...]  # kinds to give when void: side before trump, no points, low
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Format:
-    """The shape demands of a lead, precomputed once per lead shape."""
+    """The shape demands of a lead, made once per lead shape (``_FORMATS``): hashed by identity."""
 
     shapes: tuple[tuple[int, int], ...]  # tractor levels (width, length), larger first
     lead_tractors: tuple[int, ...]  # the lead's own tractors on each level
@@ -74,7 +74,7 @@ class _Format:
     pairs: int
     most_owed: tuple[int, int]  # triples and pairs owed when no tractor is answered: the most
     answers: dict[tuple[int, ...], tuple[int, int] | None] = field(
-        default_factory=dict, compare=False, repr=False
+        default_factory=dict, repr=False
     )  # ``owed``'s answers, by tractors answered on each level
 
     def owed(self, answered: tuple[int, ...]) -> tuple[int, int] | None:
@@ -290,10 +290,10 @@ def _score(
     if len(crossed) == sum(len(chain) for _, chain in tractors) and fmt.owed(answered) is not None:
         # No two chains cross and no level holds more than it is owed: all are answered.
         return _scored(table, counts, fmt, answered, tractors, want)
-    starts: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in counts]
+    starts: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
     for level, found in enumerate(chains):
         for rank, chain in enumerate(found):
-            starts[chain[0]].append((level, rank, chain[1:]))
+            starts.setdefault(chain[0], []).append((level, rank, chain[1:]))
     triples_cap = fmt.most_owed[0]
     owed = fmt.owed
     nothing: tuple[tuple[int, ...], ...] = ((),) * len(shapes)
@@ -303,7 +303,7 @@ def _score(
     states: dict[_State, tuple[tuple[int, ...], ...]] = {start: nothing}
     for x in sorted(crossed):
         third = counts[x] == 3
-        options = starts[x]
+        options = starts.get(x, ())
         reached: dict[_State, tuple[tuple[int, ...], ...]] = {}
         for (needed, got, three), ranks in states.items():
             if needed and needed[0] == x:
