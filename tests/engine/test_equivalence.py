@@ -166,7 +166,7 @@ def _old_canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) 
     return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
 
 
-# --- The exhaustive follow shape score (engine/follow.py before the dynamic programme) ---
+# --- The follow shape score over every selection of disjoint chains (the picks walked before) ---
 
 Selection = tuple[tuple[int, ...], ...]  # the ranks in ``_chains``'s order taken on each level
 
@@ -203,7 +203,7 @@ def _selections(
                     yield (ranks, *rest)
 
 
-def old_score(
+def exhaustive_score(
     table: _SuitTable, counts: Sequence[int], fmt: _Format
 ) -> tuple[tuple[int, ...], list[tuple[int, tuple[int, ...]]]]:
     """The best score of every selection, the lowest chains of each level among equals."""
@@ -334,7 +334,7 @@ def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset)
     hand = Counter(cards)
     counts = [hand[k] for k in table.kinds]
     best = _score(table, counts, fmt, True)
-    assert best == old_score(table, counts, fmt)
+    assert best == exhaustive_score(table, counts, fmt)
     assert _score(table, counts, fmt, False)[0] == best[0]
     # Plays from the hand: the verdict is FOLLOW_SHAPE exactly when the oracle scores it lower.
     size = sum(u.size for u in units)
@@ -344,7 +344,7 @@ def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset)
         play = rng.sample(cards, size)
         got = Counter(play)
         verdict = check_follow(ctx, units, Hand(cards), play)
-        lower = old_score(table, [got[k] for k in table.kinds], fmt)[0] < best[0]
+        lower = exhaustive_score(table, [got[k] for k in table.kinds], fmt)[0] < best[0]
         assert (verdict is not None and verdict.code == "FOLLOW_SHAPE") == lower
 
 
