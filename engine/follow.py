@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 
 from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Hand, label_cards
@@ -40,6 +40,8 @@ __all__ = ["check_follow", "clear_caches", "legal_follow"]
 Score = tuple[int, ...]
 Piece = tuple[int, tuple[int, ...]]
 """A unit in slot space: (width, slots low to high)."""
+_State = tuple[tuple[int, ...], tuple[int, ...], int]
+"""A state of ``_score``: the slots open chains need, tractors on each level, free slots of 3."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -60,9 +62,9 @@ class _Tables:
     discard: tuple[int, ...]  # kinds to give when void: side before trump, no points, low
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Format:
-    """The shape demands of a lead, precomputed once per lead shape."""
+    """The shape demands of a lead, made once per lead shape (``_FORMATS``): hashed by identity."""
 
     shapes: tuple[tuple[int, int], ...]  # tractor levels (width, length), larger first
     lead_tractors: tuple[int, ...]  # the lead's own tractors on each level
@@ -70,6 +72,42 @@ class _Format:
     sets_left: tuple[int, ...]  # sets of its width an unanswered tractor leaves
     triples: int
     pairs: int
+    most_owed: tuple[int, int]  # triples and pairs owed when no tractor is answered: the most
+    answers: dict[tuple[int, ...], tuple[int, int] | None] = field(
+        default_factory=dict, repr=False
+    )  # ``owed``'s answers, by tractors answered on each level
+
+    def owed(self, answered: tuple[int, ...]) -> tuple[int, int] | None:
+        """Triples and pairs still owed when ``answered[l]`` tractors answer level l.
+
+        None when a level is answered by more tractors than it is owed: the demand of a level
+        is the lead's own tractors there and the unanswered ones falling to it. O(L) for L
+        levels, then cached.
+        """
+        try:
+            return self.answers[answered]
+        except KeyError:
+            pass
+        demand = list(self.lead_tractors)
+        triples, pairs = self.triples, self.pairs
+        owed: tuple[int, int] | None = None
+        for level, got in enumerate(answered):
+            missing = demand[level] - got
+            if missing < 0:
+                break
+            if missing:
+                fall = self.shorter[level]
+                if fall >= 0:
+                    demand[fall] += missing
+                if self.shapes[level][0] == 3:
+                    triples += missing * self.sets_left[level]
+                else:
+                    pairs += missing * self.sets_left[level]
+        else:
+            owed = (triples, pairs)
+        if len(self.answers) < _CACHE_LIMIT:
+            self.answers[answered] = owed
+        return owed
 
 
 _TABLES: dict[TrumpContext, _Tables] = {}
@@ -144,6 +182,10 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
     order = sorted(levels, key=lambda s: (-s[0] * s[1], -s[0], -s[1]))
     index = {shape: i for i, shape in enumerate(order)}
     falls = [index[(w, n - 1)] if shorter_tractors and n > 2 else -1 for w, n in order]
+    # Answering a tractor only lowers what is owed, and a tractor left unanswered owes in the
+    # end as many sets as it has pairs or triples (falling a pair shorter leaves one set).
+    most_triples = sum(count * n for (w, n), count in led.items() if w == 3)
+    most_pairs = sum(count * n for (w, n), count in led.items() if w == 2)
     return _Format(
         shapes=tuple(order),
         lead_tractors=tuple(led[s] for s in order),
@@ -151,6 +193,7 @@ def _build_format(shapes: tuple[tuple[int, int], ...], shorter_tractors: bool) -
         sets_left=tuple(1 if f >= 0 else n for (_, n), f in zip(order, falls, strict=True)),
         triples=led[(3, 1)],
         pairs=led[(2, 1)],
+        most_owed=(most_triples, most_pairs),
     )
 
 
@@ -177,47 +220,6 @@ def _chains(table: _SuitTable, counts: list[int], width: int, length: int) -> li
     return found
 
 
-def _answers(chains: list[tuple[int, ...]], demand: int) -> list[tuple[tuple[int, ...], ...]]:
-    """The largest sets of disjoint chains, at most ``demand`` of them (lowest first).
-
-    In the order ``itertools.combinations`` gives them, but walked so that a chain crossing
-    one already picked is never tried: the work is the disjoint picks, O(P·d) for P picks
-    of d chains, not every combination of the chains.
-    """
-    if not chains:
-        return [()]
-    if demand == 1:
-        return [(c,) for c in chains]
-    for take in range(min(demand, len(chains)), 0, -1):
-        picks: list[tuple[tuple[int, ...], ...]] = []
-        _disjoint(chains, take, 0, [], set(), picks)
-        if picks:
-            return picks
-    return [()]
-
-
-def _disjoint(
-    chains: list[tuple[int, ...]],
-    take: int,
-    start: int,
-    picked: list[tuple[int, ...]],
-    used: set[int],
-    picks: list[tuple[tuple[int, ...], ...]],
-) -> None:
-    """Add to ``picks`` every way to pick ``take`` more chains from ``start`` on, disjoint."""
-    if len(picked) == take:
-        picks.append(tuple(picked))
-        return
-    for i in range(start, len(chains) - (take - len(picked)) + 1):
-        chain = chains[i]
-        if used.isdisjoint(chain):
-            picked.append(chain)
-            used.update(chain)
-            _disjoint(chains, take, i + 1, picked, used, picks)
-            picked.pop()
-            used.difference_update(chain)
-
-
 def _sets(
     table: _SuitTable, counts: list[int], triples: int, pairs: int, want: bool
 ) -> tuple[Score, list[Piece]]:
@@ -240,62 +242,134 @@ def _sets(
     return (t, p), pieces
 
 
-def _search(
+def _score(
+    table: _SuitTable, counts: list[int], fmt: _Format, want: bool
+) -> tuple[Score, list[Piece]]:
+    """The shape score of ``counts`` and, if ``want``, the units reaching it.
+
+    Tractors are chosen by dynamic programming over the slots, then the sets in closed form.
+    Every slot a tractor or set crosses holds at most 3 cards, so it serves one unit of width
+    2 or more: a choice of tractors is a choice of disjoint chains (``_chains``), and the slots
+    it leaves with 2 or more cards are all but those its chains cross. The slots the chains
+    cross are walked low to high; a state is (the slots the open chains still need, the
+    tractors answered on each level, the free slots of 3 cards, capped at the most triples the
+    lead can owe), and each slot is left free, taken by the open chain that needs it, or
+    starts one chain of a level still short of its demand (``_Format.owed``). The final states
+    are scored with the fallback demands and the sets formula of ``_sets``.
+
+    Among the choices reaching the best score the one kept answers each level with its
+    lowest chains (``_chains``'s order), the levels in the order of the score: the choice the
+    walk through every pick gave before, which names the evidence and the legal alternative.
+    Two partial choices meeting in one state keep the lower, since every chain still to come
+    starts higher.
+
+    Bound: O(m²·b) a level for the chains, then O(m·S·L·b·ℓ) for m slots, L tractor levels,
+    tractors of at most ℓ pairs or triples, at most L·b chains starting at a slot and
+    S = R·V·(t + 1) states: R ≤ (1 + C)² sets of needed slots for C ≤ L·m·b chains (a link
+    runs from one step to the whole next step and only the other-level step has more than one
+    kind, so one chain at most crosses a step boundary and two are open inside that step);
+    V ≤ ∏(d + 1) answered vectors for d the most tractors a level can owe; t the most triples
+    owed. A lead of n cards owes Σd ≤ n/4 tractors and t ≤ n/3 triples, so S is polynomial in
+    n of degree L + 1, and for the leads a hand can hold V is small: at most 16 with two decks
+    (26 cards, L ≤ 3), 37 with ``follow_shorter_tractors``, whose levels share one demand, and
+    54 with three decks (40 cards, L ≤ 5; 184 for a house ruleset adding the shorter tractors).
+    """
+    shapes = fmt.shapes
+    if not shapes:
+        return _sets(table, counts, fmt.triples, fmt.pairs, want)
+    chains = [_chains(table, counts, width, length) for width, length in shapes]
+    if not any(chains):
+        # No tractor of the lead's shapes is held (the common case): all fall to their sets.
+        tail, pieces = _sets(table, counts, *fmt.most_owed, want)
+        return (0,) * len(shapes) + tail, pieces
+    tractors = [
+        (width, chain) for (width, _), found in zip(shapes, chains, strict=True) for chain in found
+    ]
+    answered = tuple(map(len, chains))
+    crossed = {s for _, chain in tractors for s in chain}
+    if len(crossed) == sum(len(chain) for _, chain in tractors) and fmt.owed(answered) is not None:
+        # No two chains cross and no level holds more than it is owed: all are answered.
+        return _scored(table, counts, fmt, answered, tractors, want)
+    starts: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+    for level, found in enumerate(chains):
+        for rank, chain in enumerate(found):
+            starts.setdefault(chain[0], []).append((level, rank, chain[1:]))
+    triples_cap = fmt.most_owed[0]
+    owed = fmt.owed
+    nothing: tuple[tuple[int, ...], ...] = ((),) * len(shapes)
+    # A slot no chain crosses stays free whatever is chosen: its triple is counted up front.
+    outside = sum(1 for x, have in enumerate(counts) if have == 3 and x not in crossed)
+    start = ((), (0,) * len(shapes), min(outside, triples_cap))
+    states: dict[_State, tuple[tuple[int, ...], ...]] = {start: nothing}
+    for x in sorted(crossed):
+        third = counts[x] == 3
+        options = starts.get(x, ())
+        reached: dict[_State, tuple[tuple[int, ...], ...]] = {}
+        for (needed, got, three), ranks in states.items():
+            if needed and needed[0] == x:
+                state = (needed[1:], got, three)
+                if not want or state not in reached or ranks < reached[state]:
+                    reached[state] = ranks
+                continue
+            state = (needed, got, min(three + third, triples_cap))
+            if not want or state not in reached or ranks < reached[state]:
+                reached[state] = ranks
+            for level, rank, rest in options:
+                if needed and any(s in needed for s in rest):
+                    continue
+                more = (*got[:level], got[level] + 1, *got[level + 1 :])
+                if owed(more) is None:
+                    continue  # beyond the level's demand: never better than leaving it
+                longer = ranks
+                if want:
+                    longer = (*ranks[:level], (*ranks[level], rank), *ranks[level + 1 :])
+                state = (tuple(sorted(needed + rest)) if needed else rest, more, three)
+                if not want or state not in reached or longer < reached[state]:
+                    reached[state] = longer
+        states = reached
+    # The free slots of 2 or more cards: those of the suit less those the chains cross.
+    two = len(counts) - counts.count(0) - counts.count(1)
+    lengths = [length for _, length in shapes]
+    best: Score = ()
+    best_ranks = nothing
+    for (needed, got, three), ranks in states.items():
+        if needed:
+            continue  # a chain left open: not a choice of tractors
+        owed_sets = owed(got)
+        assert owed_sets is not None  # only answers within the demands are kept
+        triples, pairs = owed_sets
+        t = min(triples, three)
+        free = two - sum(n * length for n, length in zip(got, lengths, strict=True))
+        score = (*got, t, min(pairs + triples, free) - t)
+        if score > best or (want and score == best and ranks < best_ranks):
+            best, best_ranks = score, ranks
+    if not want:
+        return best, []
+    tractors = [
+        (width, found[rank])
+        for (width, _), found, picked in zip(shapes, chains, best_ranks, strict=True)
+        for rank in picked
+    ]
+    return _scored(table, counts, fmt, best[: len(shapes)], tractors, want)
+
+
+def _scored(
     table: _SuitTable,
     counts: list[int],
     fmt: _Format,
-    level: int,
-    demand: tuple[int, ...],
-    triples: int,
-    pairs: int,
+    answered: tuple[int, ...],
+    tractors: list[Piece],
     want: bool,
 ) -> tuple[Score, list[Piece]]:
-    """Best score from ``level`` on: tractors by backtracking, then the sets in closed form.
-
-    The first best answer in the order the picks are walked is kept: it names the evidence
-    and the legal alternative. Bound: the product over the tractor levels of their disjoint
-    picks (``_answers``), at most C(c, d) each for c ≤ m chains and d tractors demanded,
-    times O(m) for the sets. A follower cannot hold the lead's own pairs, so with cards
-    dealt from the decks c + 3·d stays within the suit's m ≤ 22 kinds.
-    """
-    if level == len(fmt.shapes):
-        return _sets(table, counts, triples, pairs, want)
-    wanted = demand[level]
-    if not wanted:
-        tail, pieces = _search(table, counts, fmt, level + 1, demand, triples, pairs, want)
-        return (0, *tail), pieces
-    width, length = fmt.shapes[level]
-    best: Score = ()  # below every real score
-    best_pieces: list[Piece] = []
-    for answer in _answers(_chains(table, counts, width, length), wanted):
-        missing = wanted - len(answer)
-        deeper, tri, pr = demand, triples, pairs
-        if missing:
-            fall = fmt.shorter[level]
-            if fall >= 0:
-                deeper = (*demand[:fall], demand[fall] + missing, *demand[fall + 1 :])
-            if width == 3:
-                tri += missing * fmt.sets_left[level]
-            else:
-                pr += missing * fmt.sets_left[level]
-        for chain in answer:
-            for s in chain:
-                counts[s] -= width
-        tail, pieces = _search(table, counts, fmt, level + 1, deeper, tri, pr, want)
-        for chain in answer:
-            for s in chain:
-                counts[s] += width
-        score = (len(answer), *tail)
-        if score > best:
-            best = score
-            best_pieces = [(width, c) for c in answer] + pieces if want else []
-    return best, best_pieces
-
-
-def _evaluate(
-    table: _SuitTable, counts: list[int], fmt: _Format, want: bool
-) -> tuple[Score, list[Piece]]:
-    return _search(table, counts, fmt, 0, fmt.lead_tractors, fmt.triples, fmt.pairs, want)
+    """The score and units of answering the levels by these tractors, ``answered`` a level."""
+    left = list(counts)
+    for width, chain in tractors:
+        for s in chain:
+            left[s] -= width
+    owed = fmt.owed(answered)
+    assert owed is not None  # the callers answer within the demands
+    tail, sets = _sets(table, left, *owed, want)
+    return answered + tail, tractors + sets if want else []
 
 
 def _best(table: _SuitTable, counts: tuple[int, ...], fmt: _Format) -> tuple[Score, list[Piece]]:
@@ -305,7 +379,7 @@ def _best(table: _SuitTable, counts: tuple[int, ...], fmt: _Format) -> tuple[Sco
     if found is None:
         if len(_BEST) > _CACHE_LIMIT:
             _BEST.clear()
-        found = _BEST[key] = _evaluate(table, list(counts), fmt, True)
+        found = _BEST[key] = _score(table, list(counts), fmt, True)
     return found
 
 
@@ -366,7 +440,7 @@ def check_follow(
     ``lead_units`` are the lead's units (after a failed throw, the forced unit alone);
     ``hand`` is the follower's hand before playing; ``play`` is assumed to be drawn from
     it. The verdict carries a legal play from the same hand as evidence. Bound: O(n) for
-    the suit duty, then the shape scores (``_search``) of the hand (cached) and the play.
+    the suit duty, then the shape scores (``_score``) of the hand (cached) and the play.
     """
     lead = _lead(ctx, lead_units)
     size = lead.size
@@ -395,7 +469,7 @@ def check_follow(
         return None
     fmt = lead.fmt
     best, pieces = _best(table, counts, fmt)
-    got, _ = _evaluate(table, _slot_counts(lead, play, suit), fmt, False)
+    got, _ = _score(table, _slot_counts(lead, play, suit), fmt, False)
     if got >= best:
         return None
     level = next(i for i, (b, g) in enumerate(zip(best, got, strict=True)) if g < b)

@@ -159,6 +159,21 @@ def test_r_follow_cs_tractor_of_triples() -> None:
     assert not legal(CS, lead, hand, "S3 S3 S7 S7 S8 S8")
 
 
+def test_r_follow_shape_evidence_is_the_lowest_tractors_among_equal_answers() -> None:
+    # ♠3–♠6 as triples answer the triple tractor and then the pair tractor two ways, equal in
+    # score: the evidence and the legal play take the lowest tractor of each level in turn.
+    ctx = trump_context(CHANGSHU, rank_index("7"), HEARTS)
+    lead = "S5 S5 S5 S6 S6 S6 S9 S10 S10 SJ SJ"
+    hand = "S3 S3 S3 S4 S4 S4 S5 S5 S5 S6 S6 S6 S8 S8"
+    assert legal(ctx, lead, hand, "S5 S5 S5 S6 S6 S6 S3 S3 S4 S4 S8")
+    problem = follow(ctx, lead, hand, "S3 S4 S5 S6 S8 S8 S3 S4 S5 S6 S3")
+    assert problem is not None and problem.code == "FOLLOW_SHAPE"
+    assert problem.reason.startswith("held ♠3 ♠3 ♠3 ♠4 ♠4 ♠4 but played")
+    assert problem.alternative == tuple(parse_cards("S3 S3 S3 S4 S4 S4 S5 S5 S6 S6 S6"))
+    problem = follow(ctx, lead, hand, "S3 S3 S3 S4 S4 S4 S5 S6 S8 S8 S5")
+    assert problem is not None and problem.reason.startswith("held ♠5 ♠5 ♠6 ♠6 but played")
+
+
 RULESETS = [CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU]
 
 
