@@ -172,6 +172,7 @@ def main() -> None:
     parser.add_argument("--database-url")
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")
+    plays = max(sum(e.HasField("play") for e in events_of(hand)) for hand in _hands())
     run = f"{time.time_ns():x}"
     with tempfile.TemporaryDirectory() as home:
         url = args.database_url or f"sqlite:///{home}/referee.db"
@@ -186,11 +187,13 @@ def main() -> None:
             pipes, procs = [], []
             for p in range(args.processes):
                 mine = keys[p : args.tables : args.processes]
-                # Independent tables play at independent moments: table t's plays come t/T
-                # of the interval in. Started in step, every table would send at the same
-                # instant and the last verdict of each burst would wait for all the others.
+                # Independent tables play at independent moments: table t starts t/T of a
+                # hand (and of an interval) late. Started in step, every table would send
+                # each play at the same instant and end each hand with the others, and the
+                # last verdict of each burst would wait for all the others.
                 phases = [
-                    args.interval * t / args.tables for t in range(p, args.tables, args.processes)
+                    args.interval * (plays + 1) * t / args.tables
+                    for t in range(p, args.tables, args.processes)
                 ]
                 there, here = context.Pipe(duplex=False)
                 procs.append(

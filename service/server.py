@@ -319,6 +319,12 @@ def _make_audit_executor(workers: int) -> tuple[Executor, Board | None]:
     return pool, board
 
 
+STORE_THREADS = 2
+"""Threads writing to the database. Their Python work holds the GIL and SQLite takes one
+writer at a time, so more threads only take more turns from the event loop: with six (the
+executor's default on 2 cores), a referee verdict's p99 was about three times as long
+(docs/benchmarks.md, Live referee)."""
+
 STORE_NICENESS = 5
 """How much lower a store thread's CPU priority is than the event loop's (Linux gives each
 thread its own): while an upload is written, the event loop's verdicts and short calls go first."""
@@ -424,7 +430,9 @@ async def start(config: ServerConfig) -> RunningServer:
         engine.dispose()
         raise
     audit_executor, board = await asyncio.to_thread(_make_audit_executor, config.audit_workers)
-    store_executor = ThreadPoolExecutor(thread_name_prefix="store", initializer=_yield_to_calls)
+    store_executor = ThreadPoolExecutor(
+        max_workers=STORE_THREADS, thread_name_prefix="store", initializer=_yield_to_calls
+    )
     state = State(
         engine,
         sessions,
