@@ -341,6 +341,16 @@ class _Entry:
         self.lead = lead
         self.wins = wins
 
+    def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
+        """The value, when the bounds proved settle it for the window ``alpha``–``beta``
+        (else None), and the window narrowed to those bounds."""
+        low, high = self.low, self.high
+        if low >= beta or low == high:
+            return low, alpha, beta
+        if high <= alpha:
+            return high, alpha, beta
+        return None, max(alpha, low), min(beta, high)
+
 
 @dataclass(slots=True)
 class Solver:
@@ -639,12 +649,9 @@ class Solver:
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             self.table[key] = entry
         else:
-            low, high = entry.low, entry.high
-            if low >= beta or low == high:
-                return low
-            if high <= alpha:
-                return high
-            alpha, beta = max(alpha, low), min(beta, high)
+            known, alpha, beta = entry.cut(alpha, beta)
+            if known is not None:
+                return known
         return self._expand(hands, leader, (), (), held, alpha, beta, entry)
 
     def _trick(
@@ -671,12 +678,9 @@ class Solver:
                 self._inner[key] = fresh
             entry = fresh
         else:
-            low, high = entry.low, entry.high
-            if low >= beta or low == high:
-                return low
-            if high <= alpha:
-                return high
-            alpha, beta = max(alpha, low), min(beta, high)
+            known, alpha, beta = entry.cut(alpha, beta)
+            if known is not None:
+                return known
         return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
 
     def _expand(

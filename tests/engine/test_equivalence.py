@@ -245,6 +245,12 @@ def _context(rng: random.Random, ruleset: Ruleset) -> TrumpContext:
     return trump_context(ruleset, rng.randrange(13), rng.choice([0, 1, 2, 3, None]))
 
 
+def _suited_context(rng: random.Random, ruleset: Ruleset) -> tuple[TrumpContext, int]:
+    """A random trump context and one of its effective suits of two steps or more."""
+    ctx = _context(rng, ruleset)
+    return ctx, rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+
+
 def _band(rng: random.Random, ctx: TrumpContext, suit: int, width: int) -> list[int]:
     """The kinds of ``width`` neighbouring steps of ``suit`` (the top of trumps often)."""
     steps = ctx.steps[suit]
@@ -270,8 +276,7 @@ def _draw(rng: random.Random, kinds: Sequence[int], decks: int, size: int) -> li
 
 
 def _trick(rng: random.Random, ruleset: Ruleset) -> tuple[TrumpContext, list[int], list[list[int]]]:
-    ctx = _context(rng, ruleset)
-    suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+    ctx, suit = _suited_context(rng, ruleset)
     lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 7)), ruleset.decks, rng.randint(2, 10))
     follows = []
     for _ in range(3):
@@ -309,8 +314,7 @@ def test_r_win_winner_is_the_exhaustive_ones(seed: int, ruleset: Ruleset) -> Non
 @given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
 def test_r_unit_split_is_the_exhaustive_one(seed: int, ruleset: Ruleset) -> None:
     rng = random.Random(seed)
-    ctx = _context(rng, ruleset)
-    suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+    ctx, suit = _suited_context(rng, ruleset)
     lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 9)), ruleset.decks, rng.randint(1, 18))
     assert canonical_split(ctx, lead) == old_canonical_split(ctx, lead)
 
@@ -319,8 +323,7 @@ def test_r_unit_split_is_the_exhaustive_one(seed: int, ruleset: Ruleset) -> None
 @given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
 def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset) -> None:
     rng = random.Random(seed)
-    ctx = _context(rng, ruleset)
-    suit = rng.choice([s for s in range(5) if len(ctx.steps[s]) >= 2])
+    ctx, suit = _suited_context(rng, ruleset)
     # A lead of many sets and tractors, a hand dense in the same band, so chains cross.
     lead = _draw(rng, _band(rng, ctx, suit, rng.randint(2, 8)), ruleset.decks, rng.randint(4, 16))
     if check_lead(ctx, lead) is not None:
