@@ -307,13 +307,9 @@ def _score(
         reached: dict[_State, tuple[tuple[int, ...], ...]] = {}
         for (needed, got, three), ranks in states.items():
             if needed and needed[0] == x:
-                state = (needed[1:], got, three)
-                if not want or state not in reached or ranks < reached[state]:
-                    reached[state] = ranks
+                _keep(reached, (needed[1:], got, three), ranks, want)
                 continue
-            state = (needed, got, min(three + third, triples_cap))
-            if not want or state not in reached or ranks < reached[state]:
-                reached[state] = ranks
+            _keep(reached, (needed, got, min(three + third, triples_cap)), ranks, want)
             for level, rank, rest in options:
                 if needed and any(s in needed for s in rest):
                     continue
@@ -324,8 +320,7 @@ def _score(
                 if want:
                     longer = (*ranks[:level], (*ranks[level], rank), *ranks[level + 1 :])
                 state = (tuple(sorted(needed + rest)) if needed else rest, more, three)
-                if not want or state not in reached or longer < reached[state]:
-                    reached[state] = longer
+                _keep(reached, state, longer, want)
         states = reached
     # The free slots of 2 or more cards: those of the suit less those the chains cross.
     two = len(counts) - counts.count(0) - counts.count(1)
@@ -351,6 +346,17 @@ def _score(
         for rank in picked
     ]
     return _scored(table, counts, fmt, best[: len(shapes)], tractors, want)
+
+
+def _keep(
+    reached: dict[_State, tuple[tuple[int, ...], ...]],
+    state: _State,
+    ranks: tuple[tuple[int, ...], ...],
+    want: bool,
+) -> None:
+    """Reach ``state`` by the chains ``ranks``; with ``want``, unless lower ones reached it."""
+    if not want or state not in reached or ranks < reached[state]:
+        reached[state] = ranks
 
 
 def _scored(
