@@ -114,7 +114,7 @@ def serve_command(
         typer.Option(
             "--audit-workers",
             metavar="N",
-            help="Processes auditing uploads (0: a thread; default: one per core, at most 4).",
+            help="Processes auditing uploads (0: a thread; default: one per core but one, 1 to 4).",
         ),
     ] = None,
     max_message_bytes: Annotated[

@@ -80,7 +80,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         self.uploads = UploadSettings(
             sessions=state.sessions,
             audit_executor=state.audit_executor,
-            store_executor=state.store_executor,
+            store_executor=state.upload_store_executor,
             batch_size=config.batch_size,
             # One batch per audit worker, and one more queued behind them.
             in_flight=max(config.audit_workers, 1) + 1,

@@ -35,8 +35,11 @@ class ServerConfig:
     max_batch_records: int = 1000  # records of one BatchUploadRecords call
     batch_size: int = 64
     # Processes auditing uploads next to the event loop (0: threads of this process); the
-    # audit is pure Python, so one per core is what lets an upload use more than one core.
-    audit_workers: int = field(default_factory=lambda: min(os.cpu_count() or 1, 4))
+    # audit is pure Python, so a process per core is what lets an upload use more than one.
+    # One core is left to the event loop and the store: an upload is bound by its store
+    # (one batch written at a time), and a worker on every core makes the live referee's
+    # verdicts wait for a core (docs/benchmarks.md, Live referee).
+    audit_workers: int = field(default_factory=lambda: max(1, min((os.cpu_count() or 1) - 1, 4)))
     grace_seconds: float = 10.0
     # Time between health turning NOT_SERVING and refusing new calls, for load balancers.
     drain_seconds: float = 0.0
@@ -61,7 +64,8 @@ class State:
     engine: Engine
     sessions: SessionFactory
     audit_executor: Executor
-    store_executor: Executor
+    store_executor: Executor  # threads
+    upload_store_executor: Executor  # store worker processes, or the store threads
     config: ServerConfig
     default_tenant: int
     require_keys: bool

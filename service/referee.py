@@ -3,8 +3,9 @@
 One stream is one table. Each request is judged on the event loop, in this process, by the
 pure ``Referee`` (one replay step, well under a millisecond): a verdict never waits for an
 upload's audit, which runs in the audit workers. When the hand is over its record and audit go
-to the store as one record of an upload would (``ingest.make_audited``, ``store.store_batch``,
-in the store threads), and the stream ends with that record's summary.
+to the store as one record of an upload would (``uploads.store``: in a store worker process
+beside audit workers, so that writing it holds up no other table's verdict), and the stream
+ends with that record's summary.
 
 Besides the audit's reading of each event, the table's texts follow the records' rules
 (``limits.record_violations``: ids, names, players, metadata, played_at), checked when the
@@ -23,9 +24,8 @@ from chaodipi.auditor.referee import Referee as HandReferee
 from chaodipi.auditor.referee import Stage
 from chaodipi.service.context import STREAM, TENANT, State
 from chaodipi.service.errors import LimitExceeded
-from chaodipi.service.ingest import make_audited
 from chaodipi.service.limits import record_violations
-from chaodipi.service.store import store_batch
+from chaodipi.service.uploads import store
 from chaodipi.v1 import audit_pb2, records_pb2, referee_pb2, referee_pb2_grpc, service_pb2
 
 MAX_REQUESTS = 2000
@@ -100,9 +100,16 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         """Store the finished hand as an upload of its record is stored."""
         assert referee.report is not None
         upload = service_pb2.UploadRecordsRequest(game=referee.record)
-        item = make_audited(0, upload, referee.report)
         async with self.state.calls.budget(None) as budget:
-            summaries = await budget.submit(
-                self.state.store_executor, store_batch, self.state.sessions, tenant, [item]
+            summaries = await store(
+                self.state.upload_store_executor,
+                self.state.sessions,
+                budget,
+                tenant,
+                0,
+                [upload],
+                [],
+                [referee.report],
+                [None],
             )
         return summaries[0]

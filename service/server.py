@@ -54,6 +54,7 @@ from chaodipi.service.metrics import Metrics, measured
 from chaodipi.service.migrate import upgrade
 from chaodipi.service.referee import RefereeServicer
 from chaodipi.service.store import ensure_tenant
+from chaodipi.service.uploads import STORE_NICENESS, start_store_worker
 from chaodipi.v1 import audit_pb2, referee_pb2, referee_pb2_grpc, service_pb2, service_pb2_grpc
 
 __all__ = [
@@ -295,6 +296,7 @@ class RunningServer:
         await self.state.calls.idle()
         self.state.audit_executor.shutdown(wait=False, cancel_futures=True)
         self.state.store_executor.shutdown(wait=False, cancel_futures=True)
+        self.state.upload_store_executor.shutdown(wait=False, cancel_futures=True)
         self.state.engine.dispose()
         self.state.metrics.stop()
         log.info("stopped")
@@ -320,14 +322,10 @@ def _make_audit_executor(workers: int) -> tuple[Executor, Board | None]:
 
 
 STORE_THREADS = 2
-"""Threads writing to the database. Their Python work holds the GIL and SQLite takes one
-writer at a time, so more threads only take more turns from the event loop: with six (the
-executor's default on 2 cores), a referee verdict's p99 was about three times as long
-(docs/benchmarks.md, Live referee)."""
-
-STORE_NICENESS = 5
-"""How much lower a store thread's CPU priority is than the event loop's (Linux gives each
-thread its own): while an upload is written, the event loop's verdicts and short calls go first."""
+"""Threads writing to the database (uploads too, without store worker processes). Their Python
+work holds the GIL and SQLite takes one writer at a time, so more threads only take more turns
+from the event loop: with six (the executor's default on 2 cores), a referee verdict's p99 was
+about three times as long (docs/benchmarks.md, Live referee)."""
 
 
 def _yield_to_calls() -> None:
@@ -337,6 +335,31 @@ def _yield_to_calls() -> None:
         os.setpriority(
             os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + STORE_NICENESS
         )
+
+
+STORE_WORKERS = 2
+"""Processes storing uploads beside audit worker processes: two uploads are written at once
+(on PostgreSQL; SQLite takes one writer at a time whoever asks)."""
+
+
+def _make_upload_store(config: ServerConfig, database_url: str) -> ProcessPoolExecutor | None:
+    """Store worker processes for uploads, beside audit worker processes (None: uploads are
+    stored by the store threads, as they are with ``audit_workers`` 0, or on an in-memory
+    database, which other processes cannot open)."""
+    in_memory = database_url.startswith("sqlite") and (
+        "///" not in database_url or database_url.endswith(":memory:")
+    )
+    if config.audit_workers <= 0 or in_memory:
+        return None
+    pool = ProcessPoolExecutor(
+        max_workers=STORE_WORKERS,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=start_store_worker,
+        initargs=(database_url,),
+    )
+    for future in [pool.submit(os.getpid) for _ in range(STORE_WORKERS)]:
+        future.result()  # start the workers (and open the database) now, not on an upload
+    return pool
 
 
 class ConfigError(ValueError):
@@ -433,11 +456,15 @@ async def start(config: ServerConfig) -> RunningServer:
     store_executor = ThreadPoolExecutor(
         max_workers=STORE_THREADS, thread_name_prefix="store", initializer=_yield_to_calls
     )
+    upload_store = await asyncio.to_thread(
+        _make_upload_store, config, engine.url.render_as_string(hide_password=False)
+    )
     state = State(
         engine,
         sessions,
         audit_executor,
         store_executor,
+        upload_store or store_executor,
         config,
         default_tenant,
         require,
@@ -477,8 +504,9 @@ async def start(config: ServerConfig) -> RunningServer:
                     "choose another --metrics-port"
                 ) from None
     except PortInUse:
-        audit_executor.shutdown(cancel_futures=True)
-        store_executor.shutdown(cancel_futures=True)
+        for executor in (audit_executor, store_executor, upload_store):
+            if executor is not None:
+                executor.shutdown(cancel_futures=True)
         engine.dispose()
         raise
     await server.start()

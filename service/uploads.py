@@ -7,6 +7,11 @@ and one stored at a time; once a batch is stored only its summaries remain, and 
 not kept. Reading stops while the batches ahead are busy, so a fast client waits (gRPC flow
 control) rather than filling the server.
 
+With audit worker processes, a batch is also stored by a process of its own (a store worker,
+``start_store_worker``): reading its reports, checking and hashing its records and writing
+them is Python work that, in a thread of the server, would hold the GIL for milliseconds at a
+time and make every referee verdict and short call of the server wait behind the upload.
+
 The audit work of a stream stops once its budget is spent (``service.budget``); a batch whose
 store has begun is stored whole, and nothing is stored after the budget is spent.
 """
@@ -14,17 +19,20 @@ store has begun is stored whole, and nothing is stored after the budget is spent
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
+from chaodipi.service.audited import Audited
 from chaodipi.service.budget import Budget
-from chaodipi.service.db import SessionFactory
+from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.errors import BudgetSpent, LimitExceeded
 from chaodipi.service.ingest import (
     Report,
     audit_requests,
     audit_serialized,
+    exit_with_parent,
     make_audited,
     parse_report,
     unreadable_request,
@@ -43,7 +51,8 @@ class UploadSettings:
 
     sessions: SessionFactory
     audit_executor: Executor  # worker processes, or threads (audit_requests)
-    store_executor: Executor  # threads: database writes block
+    # Store workers (``start_store_worker``) beside audit worker processes, or threads.
+    store_executor: Executor
     batch_size: int
     in_flight: int  # batches audited ahead of the one being stored
     max_records: int
@@ -54,11 +63,13 @@ class UploadSettings:
 class _Batch:
     start: int
     requests: list[Request]
+    data: list[bytes]  # the requests serialized, for worker processes (empty with threads)
     audit: Awaitable[tuple[Sequence[Report | bytes | None], float]]  # reports, CPU seconds
 
 
 def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[Request]) -> _Batch:
     audit: asyncio.Future[tuple[Sequence[Report | bytes | None], float]]
+    data: list[bytes] = []
     if isinstance(settings.audit_executor, ProcessPoolExecutor):
         data = [r.SerializeToString() for r in requests]
         audit = budget.submit(
@@ -76,37 +87,100 @@ def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[
     queue = settings.metrics.audit_queue
     queue.inc(len(requests))
     audit.add_done_callback(lambda _: queue.dec(len(requests)))
-    return _Batch(start, requests, audit)
+    return _Batch(start, requests, data, audit)
 
 
-def _reports(batch: _Batch, out: Sequence[Report | bytes | None]) -> list[Report | None]:
+def _items(
+    start: int,
+    requests: Sequence[Request],
+    reports: Sequence[Report | None],
+    whys: Sequence[str | None],
+) -> list[Audited]:
     return [
-        parse_report(request, data) if isinstance(data, bytes) else data
-        for request, data in zip(batch.requests, out, strict=True)
-    ]
-
-
-def _store(
-    settings: UploadSettings,
-    tenant: int,
-    batch: _Batch,
-    out: Sequence[Report | bytes | None],
-    whys: list[str | None],
-) -> list[Summary]:
-    """In a store thread: read the batch's reports, check and hash each record, store them.
-
-    The reading and checking cost a few milliseconds a batch; on the event loop they would
-    hold up every referee verdict and short call arriving meanwhile.
-    """
-    reports = _reports(batch, out)
-    settings.metrics.audited.inc(sum(r is not None for r in reports))
-    items = [
-        make_audited(batch.start + i, request, report)
+        make_audited(start + i, request, report)
         if why is None
-        else unreadable_request(batch.start + i, why)
-        for i, (request, report, why) in enumerate(zip(batch.requests, reports, whys, strict=True))
+        else unreadable_request(start + i, why)
+        for i, (request, report, why) in enumerate(zip(requests, reports, whys, strict=True))
     ]
-    return store_batch(settings.sessions, tenant, items)
+
+
+def _store_here(
+    sessions: SessionFactory,
+    tenant: int,
+    start: int,
+    requests: Sequence[Request],
+    out: Sequence[Report | bytes | None],
+    whys: Sequence[str | None],
+) -> list[Summary]:
+    """In a store thread: read the batch's reports, check and hash each record, store them."""
+    reports = [
+        parse_report(request, data) if isinstance(data, bytes) else data
+        for request, data in zip(requests, out, strict=True)
+    ]
+    return store_batch(sessions, tenant, _items(start, requests, reports, whys))
+
+
+STORE_NICENESS = 5
+"""How much lower a store worker's CPU priority is than the server's (Linux gives each thread
+its own, so this holds for store threads too): while an upload is written, the event loop's
+verdicts and short calls go first."""
+
+_store_sessions: SessionFactory | None = None
+"""In a store worker process: sessions on the server's database."""
+
+
+def start_store_worker(database_url: str) -> None:
+    """The store pool's initializer: open the server's database, yield the CPU to the server
+    (``STORE_NICENESS``), and exit with the server (``exit_with_parent``)."""
+    global _store_sessions
+    _store_sessions = session_factory(make_engine(database_url))
+    os.nice(STORE_NICENESS)
+    exit_with_parent()
+
+
+def store_serialized(
+    tenant: int, start: int, data: Sequence[bytes], out: Sequence[bytes], whys: Sequence[str | None]
+) -> list[bytes]:
+    """In a store worker: ``_store`` of a batch of serialized requests with the reports the
+    audit workers returned; the summaries serialized."""
+    assert _store_sessions is not None, "start_store_worker opens the database first"
+    requests = [Request.FromString(d) for d in data]
+    reports = [parse_report(request, d) for request, d in zip(requests, out, strict=True)]
+    summaries = store_batch(_store_sessions, tenant, _items(start, requests, reports, whys))
+    return [summary.SerializeToString() for summary in summaries]
+
+
+async def store(
+    executor: Executor,
+    sessions: SessionFactory,
+    budget: Budget,
+    tenant: int,
+    start: int,
+    requests: Sequence[Request],
+    data: Sequence[bytes],
+    out: Sequence[Report | bytes | None],
+    whys: Sequence[str | None],
+) -> list[Summary]:
+    """Store audited records (the ``start``-th of their stream first), as ``store_batch`` does,
+    in a store worker process when ``executor`` is a pool of them (the requests, ``data``
+    serialized or empty, and the reports travel serialized), else in one of its threads.
+    The work runs to its end even if the caller stops waiting."""
+    if isinstance(executor, ProcessPoolExecutor):
+        reports = [
+            r if isinstance(r, bytes) else b"" if r is None else r.SerializeToString() for r in out
+        ]
+        serialized = budget.submit(
+            executor,
+            store_serialized,
+            tenant,
+            start,
+            data or [request.SerializeToString() for request in requests],
+            reports,
+            whys,
+        )
+        return [Summary.FromString(summary) for summary in await asyncio.shield(serialized)]
+    stored = budget.submit(executor, _store_here, sessions, tenant, start, requests, out, whys)
+    return await asyncio.shield(stored)
 
 
 async def upload(
@@ -154,11 +228,21 @@ async def upload(
             if budget.spent() or len(out) < len(batch.requests):
                 raise BudgetSpent()
             whys = [unreadable(batch.start + i) for i in range(len(batch.requests))]
-            stored = budget.submit(
-                settings.store_executor, _store, settings, tenant, batch, out, whys
+            settings.metrics.audited.inc(
+                sum(bool(r) if isinstance(r, bytes) else r is not None for r in out)
+            )
+            summaries = await store(
+                settings.store_executor,
+                settings.sessions,
+                budget,
+                tenant,
+                batch.start,
+                batch.requests,
+                batch.data,
+                out,
+                whys,
             )
             del batch, out
-            summaries = await asyncio.shield(stored)
             settings.metrics.count_summaries(summaries)
             for summary in summaries:
                 yield summary

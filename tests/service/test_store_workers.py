@@ -1,0 +1,64 @@
+"""Uploads and refereed hands stored by store worker processes (a server with audit workers on a
+database other processes can open) are stored as the store threads store them."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.client import AuditClient
+from chaodipi.service.server import ServerConfig
+from chaodipi.v1 import service_pb2
+from tests.service.service_support import Service, running_service
+from tests.service.test_referee_service import _referee
+
+STORED = service_pb2.RecordSummary.STATUS_STORED
+
+
+def _config(url: str, audit_workers: int) -> ServerConfig:
+    return ServerConfig(
+        port=0, database_url=url, require_keys=True, audit_workers=audit_workers, batch_size=3
+    )
+
+
+def _uploads() -> list[service_pb2.UploadRecordsRequest]:
+    hands = [
+        generate_hand(ruleset, 40 + i) for i, ruleset in enumerate(["classic", "changshu"] * 3)
+    ]
+    return [
+        *(
+            service_pb2.UploadRecordsRequest(game=hand, client_ref=f"hand {i}")
+            for i, hand in enumerate(hands)
+        ),
+        service_pb2.UploadRecordsRequest(game=hands[0], client_ref="the first again"),
+        service_pb2.UploadRecordsRequest(game=hands[1], client_ref="\x00 not text"),
+        service_pb2.UploadRecordsRequest(client_ref="no record"),
+    ]
+
+
+def _stored(service: Service) -> tuple[list[service_pb2.RecordSummary], service_pb2.RecordSummary]:
+    key = service.new_key()
+    with AuditClient(service.server.target, api_key=key, timeout=120) as client:
+        summaries = client.upload(_uploads())
+    refereed = _referee(service, key, generate_hand("shuangsheng", 7))[-1].stored
+    return summaries, refereed
+
+
+def test_store_workers_store_uploads_and_refereed_hands_as_store_threads_do(
+    own_database_url: str,
+) -> None:
+    # Both servers on one database, each caller a tenant of its own: the same records store
+    # anew for each, so their summaries can be compared whole.
+    with running_service(_config(own_database_url, audit_workers=1)) as service:
+        assert isinstance(service.server.running.state.upload_store_executor, ProcessPoolExecutor)
+        in_processes, refereed_there = _stored(service)
+    with running_service(_config(own_database_url, audit_workers=0)) as service:
+        assert isinstance(service.server.running.state.upload_store_executor, ThreadPoolExecutor)
+        in_threads, refereed_here = _stored(service)
+    assert [s.status for s in in_processes[:6]] == [STORED] * 6
+    for summaries in (in_processes, in_threads):
+        assert summaries[6].game == summaries[0].game  # the duplicate names the first
+        for summary in summaries:
+            summary.ClearField("game")  # a game's name is drawn at random when it is stored
+    assert in_processes == in_threads
+    assert refereed_there.status == refereed_here.status == STORED
