@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +28,7 @@ from chaodipi.service.limits import BadArgument, echo
 from chaodipi.service.names import GAMES, MATCHES, PLAYERS, game_name, parse_name
 from chaodipi.service.readmodel import GameFilter, GameReplay, ReadModel, StatsFilter, StoredGame
 from chaodipi.service.uploads import UploadSettings, upload
+from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2, service_pb2_grpc
 
 _MIN_SECONDS = -62_135_596_800  # 0001-01-01T00:00:00Z
@@ -235,7 +235,7 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         game = await self._stored_game(request.name)
         executor = self.state.audit_executor
         async with self.state.calls.budget(context.time_remaining()) as budget:
-            if isinstance(executor, ProcessPoolExecutor):
+            if isinstance(executor, WorkerPool):
                 data = await budget.submit(
                     executor,
                     analyze_serialized,

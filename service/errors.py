@@ -7,7 +7,9 @@ exception's name or a file path.
   ``MAX_DETAIL_BYTES`` (the message counts the rest);
 - ``NotFound``: NOT_FOUND; ``LimitExceeded``: RESOURCE_EXHAUSTED;
 - ``BudgetSpent``: DEADLINE_EXCEEDED or CANCELLED, as the call ended;
-- a database out of reach: UNAVAILABLE (the call may be retried: uploads are idempotent);
+- a database out of reach, or a worker process that died under the call's work (the pool is
+  started anew, ``service.workers``): UNAVAILABLE (the call may be retried: uploads are
+  idempotent);
 - anything else: INTERNAL, with a reference that finds the traceback in the server's log.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NoReturn
 
 import grpc
@@ -101,6 +104,13 @@ async def abort_for(
         log.warning("%s: the database is out of reach: %s", method, exc)
         await context.abort(
             grpc.StatusCode.UNAVAILABLE, "the database is unavailable: try again shortly"
+        )
+    if isinstance(exc, BrokenProcessPool):
+        log.warning("%s: a worker process died under the call's work", method)
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "a worker process of the server stopped and is started anew: try again (an upload's "
+            "records that got no summary were not stored)",
         )
     reference = secrets.token_hex(4)
     log.error("%s failed (reference %s)", method, reference, exc_info=exc)

@@ -55,6 +55,7 @@ from chaodipi.service.migrate import upgrade
 from chaodipi.service.referee import RefereeServicer
 from chaodipi.service.store import ensure_tenant
 from chaodipi.service.uploads import STORE_NICENESS, start_store_worker
+from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import audit_pb2, referee_pb2, referee_pb2_grpc, service_pb2, service_pb2_grpc
 
 __all__ = [
@@ -310,11 +311,14 @@ def _make_audit_executor(workers: int) -> tuple[Executor, Board | None]:
     # spawn, not fork: forking a process that runs gRPC threads is unsafe.
     context = multiprocessing.get_context("spawn")
     board = Board(context)
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=start_worker,
-        initargs=(board.flags,),
+    pool = WorkerPool(
+        "audit",
+        lambda: ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=start_worker,
+            initargs=(board.flags,),
+        ),
     )
     for future in [pool.submit(audit_serialized, []) for _ in range(workers)]:
         future.result()  # start the workers now, not on the first upload
@@ -342,7 +346,7 @@ STORE_WORKERS = 2
 (on PostgreSQL; SQLite takes one writer at a time whoever asks)."""
 
 
-def _make_upload_store(config: ServerConfig, database_url: str) -> ProcessPoolExecutor | None:
+def _make_upload_store(config: ServerConfig, database_url: str) -> WorkerPool | None:
     """Store worker processes for uploads, beside audit worker processes (None: uploads are
     stored by the store threads, as they are with ``audit_workers`` 0, or on an in-memory
     database, which other processes cannot open)."""
@@ -351,11 +355,14 @@ def _make_upload_store(config: ServerConfig, database_url: str) -> ProcessPoolEx
     )
     if config.audit_workers <= 0 or in_memory:
         return None
-    pool = ProcessPoolExecutor(
-        max_workers=STORE_WORKERS,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=start_store_worker,
-        initargs=(database_url,),
+    pool = WorkerPool(
+        "store",
+        lambda: ProcessPoolExecutor(
+            max_workers=STORE_WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=start_store_worker,
+            initargs=(database_url,),
+        ),
     )
     for future in [pool.submit(os.getpid) for _ in range(STORE_WORKERS)]:
         future.result()  # start the workers (and open the database) now, not on an upload

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from chaodipi.service.audited import Audited
@@ -39,6 +39,7 @@ from chaodipi.service.ingest import (
 )
 from chaodipi.service.metrics import Metrics, cpu_timed
 from chaodipi.service.store import store_batch
+from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import service_pb2
 
 Request = service_pb2.UploadRecordsRequest
@@ -70,7 +71,7 @@ class _Batch:
 def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[Request]) -> _Batch:
     audit: asyncio.Future[tuple[Sequence[Report | bytes | None], float]]
     data: list[bytes] = []
-    if isinstance(settings.audit_executor, ProcessPoolExecutor):
+    if isinstance(settings.audit_executor, WorkerPool):
         data = [r.SerializeToString() for r in requests]
         audit = budget.submit(
             settings.audit_executor,
@@ -165,7 +166,7 @@ async def store(
     in a store worker process when ``executor`` is a pool of them (the requests, ``data``
     serialized or empty, and the reports travel serialized), else in one of its threads.
     The work runs to its end even if the caller stops waiting."""
-    if isinstance(executor, ProcessPoolExecutor):
+    if isinstance(executor, WorkerPool):
         reports = [
             r if isinstance(r, bytes) else b"" if r is None else r.SerializeToString() for r in out
         ]

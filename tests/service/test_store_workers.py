@@ -1,13 +1,20 @@
 """Uploads and refereed hands stored by store worker processes (a server with audit workers on a
-database other processes can open) are stored as the store threads store them."""
+database other processes can open) are stored as the store threads store them; a worker process
+that dies is started anew."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+import os
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
 
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.client import AuditClient
+from chaodipi.client import AuditClient, Retry
 from chaodipi.service.server import ServerConfig
+from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import Service, running_service
 from tests.service.test_referee_service import _referee
@@ -50,7 +57,7 @@ def test_store_workers_store_uploads_and_refereed_hands_as_store_threads_do(
     # Both servers on one database, each caller a tenant of its own: the same records store
     # anew for each, so their summaries can be compared whole.
     with running_service(_config(own_database_url, audit_workers=1)) as service:
-        assert isinstance(service.server.running.state.upload_store_executor, ProcessPoolExecutor)
+        assert isinstance(service.server.running.state.upload_store_executor, WorkerPool)
         in_processes, refereed_there = _stored(service)
     with running_service(_config(own_database_url, audit_workers=0)) as service:
         assert isinstance(service.server.running.state.upload_store_executor, ThreadPoolExecutor)
@@ -62,3 +69,19 @@ def test_store_workers_store_uploads_and_refereed_hands_as_store_threads_do(
             summary.ClearField("game")  # a game's name is drawn at random when it is stored
     assert in_processes == in_threads
     assert refereed_there.status == refereed_here.status == STORED
+
+
+def test_a_worker_that_dies_is_started_anew_and_later_calls_are_served(tmp_path: Path) -> None:
+    config = _config(f"sqlite:///{tmp_path / 'service.db'}", audit_workers=1)
+    with running_service(config) as service:
+        state = service.server.running.state
+        key = service.new_key()
+        # One attempt each: the upload after the deaths must not need the client's retries.
+        with AuditClient(service.server.target, api_key=key, retry=Retry(attempts=1)) as client:
+            (first,) = client.upload([generate_hand("classic", 60)])
+            for pool in (state.audit_executor, state.upload_store_executor):
+                with pytest.raises(BrokenProcessPool):
+                    pool.submit(os._exit, 1).result()
+            (second,) = client.upload([generate_hand("classic", 61)])
+            assert (first.status, second.status) == (STORED, STORED)
+            assert [g.name for g in client.list_games().games] == sorted([first.game, second.game])
