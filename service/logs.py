@@ -53,3 +53,6 @@ def configure_logging(json_lines: bool) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         calls_log.setLevel(logging.WARNING)
     logging.basicConfig(level=logging.INFO, handlers=[handler])
+    # Alembic (1.20) logs each of its own plugins as it loads them, at every start:
+    # plumbing, not the migrations a user wants to see.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
