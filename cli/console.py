@@ -91,14 +91,21 @@ def count(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {plural or _PLURALS.get(word) or word + 's'}"
 
 
+def _complain(message: str) -> None:
+    console = stderr()
+    # Off a terminal (a log, a script reading stderr) a message stays one line, whatever the
+    # width Rich assumes there, so that it can be searched for.
+    console.print(message, soft_wrap=not console.is_terminal)
+
+
 def error(message: str) -> None:
     """An error line on stderr; ``message`` is markup: wrap text from input in ``user()``."""
-    stderr().print(f"[red]error:[/] {message}")
+    _complain(f"[red]error:[/] {message}")
 
 
 def warning(message: str) -> None:
     """A warning line on stderr; ``message`` is markup: wrap text from input in ``user()``."""
-    stderr().print(f"[yellow]warning:[/] {message}")
+    _complain(f"[yellow]warning:[/] {message}")
 
 
 def interactive(*, quiet: bool = False) -> bool:

@@ -116,6 +116,14 @@ def test_an_unreadable_or_empty_file_is_named_and_exits_2(home: Path) -> None:
     assert "nothing to upload" in uploaded.output and "garbage.json" in uploaded.output
 
 
+def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
+    missing = home / ("long-folder-name-" * 10) / "missing.pb"
+    result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
+    assert result.exit_code == 2
+    (line,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert str(missing) in line, result.output
+
+
 def test_an_unknown_ruleset_lists_the_rulesets_not_the_formats(home: Path) -> None:
     result = run("audit", "--ruleset", "foo", home)
     assert result.exit_code == 2
