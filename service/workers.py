@@ -47,7 +47,7 @@ class WorkerPool(Executor):
     def _renewed(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is broken:
-                log.warning("a %s worker process died: starting them anew", self.name)
+                log.warning("one of the %s worker processes died: starting them anew", self.name)
                 broken.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._start()
             return self._pool

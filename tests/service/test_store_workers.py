@@ -4,16 +4,20 @@ that dies is started anew."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
+from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.client import AuditClient, Retry
 from chaodipi.service.server import ServerConfig
+from chaodipi.service.uploads import start_store_worker, store_serialized
 from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import Service, running_service
@@ -84,4 +88,30 @@ def test_a_worker_that_dies_is_started_anew_and_later_calls_are_served(tmp_path:
                     pool.submit(os._exit, 1).result()
             (second,) = client.upload([generate_hand("classic", 61)])
             assert (first.status, second.status) == (STORED, STORED)
-            assert [g.name for g in client.list_games().games] == sorted([first.game, second.game])
+            assert {g.name for g in client.list_games().games} == {first.game, second.game}
+
+
+def test_a_store_worker_that_cannot_reach_the_database_says_so_as_a_thread_would() -> None:
+    # The exception comes back through the pool as itself, so the call answers UNAVAILABLE
+    # (service.errors), not INTERNAL.
+    unreachable = "postgresql+psycopg://postgres@127.0.0.1:9/nowhere"
+    pool = WorkerPool(
+        "store",
+        lambda: ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=start_store_worker,
+            initargs=(unreachable,),
+        ),
+    )
+    try:
+        hand = generate_hand("classic", 70)
+        request = service_pb2.UploadRecordsRequest(game=hand)
+        report = audit_game(hand).SerializeToString()
+        stored = pool.submit(
+            store_serialized, 1, 0, [request.SerializeToString()], [report], [None]
+        )
+        with pytest.raises(OperationalError):
+            stored.result()
+    finally:
+        pool.shutdown()
