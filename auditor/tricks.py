@@ -28,8 +28,6 @@ from chaodipi.engine import (
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
-SEAT_ORDER = [[(leader + p) % 4 for p in range(4)] for leader in range(4)]
-"""The seats in play order after each leader."""
 
 
 def play_tricks(replay: HandState) -> None:
@@ -44,20 +42,19 @@ def play_tricks(replay: HandState) -> None:
     replay.trick_index = replay.play_index = None
 
 
-def _check_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
-    """OUT_OF_TURN for play ``p`` of a trick not made by the seat whose turn it was."""
-    if seat != (leader + p) % 4:
-        replay.findings.record(
-            "OUT_OF_TURN",
-            f"play {p + 1} of trick {t + 1} was made by seat {seat}; "
-            f"seat {(leader + p) % 4} was to play",
-            PLAY,
-            seat=seat,
-            trick=t,
-            play=p,
-            expected=str((leader + p) % 4),
-            recorded=str(seat),
-        )
+def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
+    """OUT_OF_TURN for play ``p`` of a trick, made by ``seat`` in another seat's turn."""
+    replay.findings.record(
+        "OUT_OF_TURN",
+        f"play {p + 1} of trick {t + 1} was made by seat {seat}; "
+        f"seat {(leader + p) % 4} was to play",
+        PLAY,
+        seat=seat,
+        trick=t,
+        play=p,
+        expected=str((leader + p) % 4),
+        recorded=str(seat),
+    )
 
 
 def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
@@ -84,7 +81,8 @@ def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lea
         )
     result = replay.computed.tricks.add(leader=leader)
     lead = trick.plays[0]
-    _check_turn(replay, t, 0, lead.seat, leader)
+    if lead.seat != leader:
+        _out_of_turn(replay, t, 0, lead.seat, leader)
     answered = _check_lead(replay, table, t, trick, result)
     replay.play_index = 0
     replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
@@ -99,23 +97,26 @@ def follow_trick(
 ) -> None:
     """Play ``p`` (1-3) of trick ``t``: its turn, its size, the follow (R-FOLLOW), cards taken."""
     findings = replay.findings
-    play = trick.plays[p]
+    plays = trick.plays
+    play = plays[p]
     seat, cards = play.seat, play.cards
-    _check_turn(replay, t, p, seat, trick.leader)
-    size = len(trick.plays[0].cards)
+    if seat != (trick.leader + p) % 4:
+        _out_of_turn(replay, t, p, seat, trick.leader)
+    size = len(plays[0].cards)
     held = replay.hands[seat]
     counts = held.counts
     replay.play_index = p
-    if len(cards) != size:
+    played = len(cards)
+    if played != size:
         findings.record(
             "WRONG_CARD_COUNT",
-            f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
+            f"seat {seat} played {count_cards(played)} to a lead of {size}",
             PLAY,
             seat=seat,
             trick=t,
             play=p,
             expected=str(size),
-            recorded=str(len(cards)),
+            recorded=str(played),
         )
     elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
         # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
@@ -131,8 +132,8 @@ def follow_trick(
                 recorded=" ".join(tokens(cards)),
             )
             finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
-    if size == 1 and len(cards) == 1 and counts[cards[0]]:
-        counts[cards[0]] -= 1
+    if played == 1 and counts[cards[0]]:
+        counts[cards[0]] -= 1  # one card held: what ``take`` does, without its call
     else:
         replay.take(seat, cards, PLAY, "played", trick=t, play=p)
     if replay.want_steps:
@@ -363,7 +364,7 @@ def finish_trick(
     else:
         size = len(plays[0].cards)
         follows = [p.cards for p in plays[1:]]
-        if all(len(cards) == size for cards in follows):
+        if [len(cards) for cards in follows].count(size) == len(follows):
             index = table.winner(answered, follows)
         else:
             # A play with the wrong number of cards cannot win; the others are compared.
@@ -371,7 +372,10 @@ def finish_trick(
             won = table.winner(answered, [follows[i - 1] for i in eligible])
             index = eligible[won - 1] if won else 0
     winner = plays[index].seat
-    points = sum([POINTS[k] for p in plays for k in p.cards])
+    points = 0
+    for p in plays:
+        for k in p.cards:
+            points += POINTS[k]
     result.winner = winner
     result.points = points
     penalty = result.penalty
