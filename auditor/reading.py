@@ -327,9 +327,13 @@ def read_game(
                 seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
             tokens_played = play.cards
             try:
-                if len(tokens_played) > max_cards:
+                played = len(tokens_played)
+                if played == 1:  # most plays: one look-up, no list copied from protobuf
+                    cards = [TOKEN_KINDS[tokens_played[0]]]
+                elif played > max_cards:
                     raise KeyError  # reader.cards reports it
-                cards = list(map(_KIND_OF, tokens_played[:]))
+                else:
+                    cards = list(map(_KIND_OF, tokens_played[:]))
             except KeyError:
                 cards = reader.cards(tokens_played, f"{prefix}tricks[{t}].plays[{p}].cards")
             # Only a lead carries a failed throw's attempt; a follow's is never read.
