@@ -318,8 +318,9 @@ def read_game(
         # The hot path of reading: paths are formatted only when a field is bad.
         plays = []
         all_plays: Sequence[records_pb2.Play] = trick.plays
-        if len(all_plays) > PLAYS_PER_TRICK:
-            reader.too_many(len(all_plays), PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
+        play_count = len(all_plays)
+        if play_count > PLAYS_PER_TRICK:
+            reader.too_many(play_count, PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
             all_plays = all_plays[:0]
         for p, play in enumerate(all_plays):
             seat = play.seat
@@ -343,7 +344,7 @@ def read_game(
                     play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
                 )
             plays.append(ReadPlay(seat, cards, attempted))
-        if not trick.plays:
+        if not play_count:
             reader.violations.append(
                 Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
             )

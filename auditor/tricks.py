@@ -85,7 +85,11 @@ def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lea
         _out_of_turn(replay, t, 0, lead.seat, leader)
     answered = _check_lead(replay, table, t, trick, result)
     replay.play_index = 0
-    replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
+    counts = replay.hands[lead.seat].counts
+    if len(lead.cards) == 1 and counts[lead.cards[0]]:
+        counts[lead.cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    else:
+        replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
     if replay.want_steps:
         replay.current.append((lead.seat, lead.cards))
         replay.snapshot(PLAY)
