@@ -46,12 +46,12 @@ def _bidder_cards(
     replay: HandState, seat: int, drawn_total: int | None
 ) -> tuple[list[int], int | None]:
     """The bidder's cards for the check, and how many of them were drawn by then."""
-    sequence = replay.read.draw_sequence
-    if sequence is None or drawn_total is None:
+    first = replay.read.first_drawer
+    if first is None or drawn_total is None:
         return list(replay.hands[seat]), None
-    own = replay.drawn_by_seat()[seat]
+    # As read from a draw order, a seat's dealt cards are in the order it drew them.
+    own = replay.read.hands[seat]
     # Draws go round the table from the first drawer, so a seat's share of the first n is known.
-    first = sequence[0][0] if sequence else 0
     drawn = (drawn_total - (seat - first) % 4 + 3) // 4 if drawn_total > 0 else 0
     return own, min(max(drawn, 0), len(own))
 
@@ -275,8 +275,9 @@ def _bury(bidding: Bidding, state: BiddingState) -> BiddingState | None:
 
 
 def _first_drawer(replay: HandState) -> int | None:
-    sequence = replay.read.draw_sequence
-    return sequence[0][0] if sequence else None
+    read = replay.read
+    # A draw order that deals no card names no first drawer.
+    return read.first_drawer if any(read.hands) else None
 
 
 def _recorded_draw(replay: HandState) -> RecordedDraw | None:

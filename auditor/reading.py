@@ -135,7 +135,9 @@ class ReadHand:
     ruleset: Ruleset
     hands: list[list[int]]
     kitty: list[int]
-    draw_sequence: list[tuple[int, int]] | None  # (seat, kind) in draw order, when known
+    # The seat dealt the first card when the record gives the draw order (then ``hands`` hold
+    # each seat's cards in the order drawn), None for dealt hands.
+    first_drawer: int | None
     team_levels: tuple[int, int]
     dealer: int | None
     first_hand: bool
@@ -266,7 +268,7 @@ def read_game(
     dealer = reader.seat(ctx.dealer, f"{prefix}context.dealer") if ctx.HasField("dealer") else None
     hands: list[list[int]] = [[], [], [], []]
     kitty: list[int] = []
-    draw_sequence: list[tuple[int, int]] | None = None
+    first_drawer: int | None = None
     deal = record.WhichOneof("deal")
     if deal == "dealt_hands":
         dealt = record.dealt_hands
@@ -286,10 +288,10 @@ def read_game(
         first = reader.seat(order.first_drawer, f"{prefix}draw_order.first_drawer")
         deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
         dealt_count = max(len(deck) - ruleset.kitty_size, 0)
-        draw_sequence = [((first + i) % 4, k) for i, k in enumerate(deck[:dealt_count])]
-        for seat, kind in draw_sequence:
-            hands[seat].append(kind)
+        # Card i goes to seat (first + i) % 4: each seat's cards are every fourth, in C.
+        hands = [deck[(seat - first) % 4 : dealt_count : 4] for seat in range(4)]
         kitty = deck[dealt_count:]
+        first_drawer = first
     else:
         reader.violations.append(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
@@ -316,8 +318,9 @@ def read_game(
         # The hot path of reading: paths are formatted only when a field is bad.
         plays = []
         all_plays: Sequence[records_pb2.Play] = trick.plays
-        if len(all_plays) > PLAYS_PER_TRICK:
-            reader.too_many(len(all_plays), PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
+        play_count = len(all_plays)
+        if play_count > PLAYS_PER_TRICK:
+            reader.too_many(play_count, PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
             all_plays = all_plays[:0]
         for p, play in enumerate(all_plays):
             seat = play.seat
@@ -325,9 +328,13 @@ def read_game(
                 seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
             tokens_played = play.cards
             try:
-                if len(tokens_played) > max_cards:
+                played = len(tokens_played)
+                if played == 1:  # most plays: one look-up, no list copied from protobuf
+                    cards = [TOKEN_KINDS[tokens_played[0]]]
+                elif played > max_cards:
                     raise KeyError  # reader.cards reports it
-                cards = list(map(_KIND_OF, tokens_played[:]))
+                else:
+                    cards = list(map(_KIND_OF, tokens_played[:]))
             except KeyError:
                 cards = reader.cards(tokens_played, f"{prefix}tricks[{t}].plays[{p}].cards")
             # Only a lead carries a failed throw's attempt; a follow's is never read.
@@ -337,7 +344,7 @@ def read_game(
                     play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
                 )
             plays.append(ReadPlay(seat, cards, attempted))
-        if not trick.plays:
+        if not play_count:
             reader.violations.append(
                 Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
             )
@@ -364,7 +371,7 @@ def read_game(
         ruleset=ruleset,
         hands=hands,
         kitty=kitty,
-        draw_sequence=draw_sequence,
+        first_drawer=first_drawer,
         team_levels=team_levels,
         dealer=dealer,
         first_hand=record.context.first_hand,

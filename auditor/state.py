@@ -49,7 +49,6 @@ class HandState:
     play_index: int | None
     cleared: Cleared
     _reported: int
-    _drawn: list[list[int]] | None
 
     def __init__(
         self,
@@ -80,7 +79,6 @@ class HandState:
         self.play_index = None
         self.cleared = (set(), set()) if cleared is None else cleared
         self._reported = 0
-        self._drawn = None
 
     def take(
         self,
@@ -107,15 +105,6 @@ class HandState:
                 play=play,
                 exchange_index=exchange_index,
             )
-
-    def drawn_by_seat(self) -> list[list[int]]:
-        """Each seat's cards in the order drawn (the record gives the draw order)."""
-        if self._drawn is None:
-            drawn: list[list[int]] = [[], [], [], []]
-            for seat, kind in self.read.draw_sequence or ():
-                drawn[seat].append(kind)
-            self._drawn = drawn
-        return self._drawn
 
     def snapshot(self, phase: audit_pb2.Phase.ValueType) -> None:
         """Keep the state after a step, with the findings made at that step (``want_steps``)."""

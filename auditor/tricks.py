@@ -28,8 +28,6 @@ from chaodipi.engine import (
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
-SEAT_ORDER = [[(leader + p) % 4 for p in range(4)] for leader in range(4)]
-"""The seats in play order after each leader."""
 
 
 def play_tricks(replay: HandState) -> None:
@@ -44,20 +42,19 @@ def play_tricks(replay: HandState) -> None:
     replay.trick_index = replay.play_index = None
 
 
-def _check_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
-    """OUT_OF_TURN for play ``p`` of a trick not made by the seat whose turn it was."""
-    if seat != (leader + p) % 4:
-        replay.findings.record(
-            "OUT_OF_TURN",
-            f"play {p + 1} of trick {t + 1} was made by seat {seat}; "
-            f"seat {(leader + p) % 4} was to play",
-            PLAY,
-            seat=seat,
-            trick=t,
-            play=p,
-            expected=str((leader + p) % 4),
-            recorded=str(seat),
-        )
+def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
+    """OUT_OF_TURN for play ``p`` of a trick, made by ``seat`` in another seat's turn."""
+    replay.findings.record(
+        "OUT_OF_TURN",
+        f"play {p + 1} of trick {t + 1} was made by seat {seat}; "
+        f"seat {(leader + p) % 4} was to play",
+        PLAY,
+        seat=seat,
+        trick=t,
+        play=p,
+        expected=str((leader + p) % 4),
+        recorded=str(seat),
+    )
 
 
 def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
@@ -84,10 +81,15 @@ def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lea
         )
     result = replay.computed.tricks.add(leader=leader)
     lead = trick.plays[0]
-    _check_turn(replay, t, 0, lead.seat, leader)
+    if lead.seat != leader:
+        _out_of_turn(replay, t, 0, lead.seat, leader)
     answered = _check_lead(replay, table, t, trick, result)
     replay.play_index = 0
-    replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
+    counts = replay.hands[lead.seat].counts
+    if len(lead.cards) == 1 and counts[lead.cards[0]]:
+        counts[lead.cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    else:
+        replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
     if replay.want_steps:
         replay.current.append((lead.seat, lead.cards))
         replay.snapshot(PLAY)
@@ -99,23 +101,26 @@ def follow_trick(
 ) -> None:
     """Play ``p`` (1-3) of trick ``t``: its turn, its size, the follow (R-FOLLOW), cards taken."""
     findings = replay.findings
-    play = trick.plays[p]
+    plays = trick.plays
+    play = plays[p]
     seat, cards = play.seat, play.cards
-    _check_turn(replay, t, p, seat, trick.leader)
-    size = len(trick.plays[0].cards)
+    if seat != (trick.leader + p) % 4:
+        _out_of_turn(replay, t, p, seat, trick.leader)
+    size = len(plays[0].cards)
     held = replay.hands[seat]
     counts = held.counts
     replay.play_index = p
-    if len(cards) != size:
+    played = len(cards)
+    if played != size:
         findings.record(
             "WRONG_CARD_COUNT",
-            f"seat {seat} played {count_cards(len(cards))} to a lead of {size}",
+            f"seat {seat} played {count_cards(played)} to a lead of {size}",
             PLAY,
             seat=seat,
             trick=t,
             play=p,
             expected=str(size),
-            recorded=str(len(cards)),
+            recorded=str(played),
         )
     elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
         # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
@@ -131,8 +136,8 @@ def follow_trick(
                 recorded=" ".join(tokens(cards)),
             )
             finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
-    if size == 1 and len(cards) == 1 and counts[cards[0]]:
-        counts[cards[0]] -= 1
+    if played == 1 and counts[cards[0]]:
+        counts[cards[0]] -= 1  # one card held: what ``take`` does, without its call
     else:
         replay.take(seat, cards, PLAY, "played", trick=t, play=p)
     if replay.want_steps:
@@ -362,16 +367,24 @@ def finish_trick(
             index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
     else:
         size = len(plays[0].cards)
-        follows = [p.cards for p in plays[1:]]
-        if all(len(cards) == size for cards in follows):
+        # Plain loops: cheaper than comprehensions over three follows.
+        follows: list[Sequence[int]] = []
+        eligible: list[int] = []  # a play with the wrong number of cards cannot win
+        for i in range(1, len(plays)):
+            cards = plays[i].cards
+            follows.append(cards)
+            if len(cards) == size:
+                eligible.append(i)
+        if len(eligible) == len(follows):
             index = table.winner(answered, follows)
         else:
-            # A play with the wrong number of cards cannot win; the others are compared.
-            eligible = [i for i, cards in enumerate(follows, 1) if len(cards) == size]
             won = table.winner(answered, [follows[i - 1] for i in eligible])
             index = eligible[won - 1] if won else 0
     winner = plays[index].seat
-    points = sum([POINTS[k] for p in plays for k in p.cards])
+    points = 0
+    for p in plays:
+        for k in p.cards:
+            points += POINTS[k]
     result.winner = winner
     result.points = points
     penalty = result.penalty
@@ -380,7 +393,7 @@ def finish_trick(
     replay.defenders_points += penalty
     replay.play_index = None
     if claim is not None:
-        _check_trick_claim(replay, t, trick, claim, plays[index].cards, result)
+        _check_trick_claim(replay, t, trick, claim, plays[index].cards, winner, points, penalty)
     if replay.want_steps:
         replay.current = []
         replay.snapshot(PLAY)
@@ -392,12 +405,17 @@ def _check_trick_claim(
     trick: ReadTrick,
     claim: records_pb2.TrickClaim,
     winning: Sequence[int],
-    result: audit_pb2.TrickResult,
+    winner: int,
+    points: int,
+    penalty: int,
 ) -> None:
-    """The table's claims on a trick: its winner, its points and the throw penalty."""
+    """The table's claims on a trick: its winner, its points and the throw penalty.
+
+    A claim is compared first and its presence asked only when it differs: an unset claim
+    reads 0, and ``HasField`` costs twice a read.
+    """
     findings = replay.findings
-    winner, points = result.winner, result.points
-    if claim.HasField("winner") and claim.winner != winner:
+    if claim.winner != winner and claim.HasField("winner"):
         findings.record(
             "TRICK_WINNER_MISMATCH",
             f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
@@ -408,7 +426,7 @@ def _check_trick_claim(
             expected=str(winner),
             recorded=str(claim.winner),
         )
-    if claim.HasField("points") and claim.points != points:
+    if claim.points != points and claim.HasField("points"):
         findings.record(
             "TRICK_POINTS_MISMATCH",
             f"trick {t + 1} holds {points} points; {claim.points} were claimed",
@@ -417,8 +435,8 @@ def _check_trick_claim(
             expected=str(points),
             recorded=str(claim.points),
         )
-    due = abs(result.penalty)
-    if claim.HasField("penalty") and claim.penalty != due:
+    due = abs(penalty)
+    if claim.penalty != due and claim.HasField("penalty"):
         findings.record(
             "PENALTY_MISMATCH",
             f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",

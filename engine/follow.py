@@ -458,14 +458,16 @@ def check_follow(
             Cards(_legal(ctx, lead, held_counts)),
         )
     s = lead.suit
-    table = lead.table
-    counts = table.take(held_counts)
-    held = sum(counts)
     suit = ctx.suit
     followed = 0
     for k in play:
         if suit[k] == s:
             followed += 1
+    if followed == size and not lead.demands:
+        return None  # all of the led suit, and the lead asks for the suit only
+    table = lead.table
+    counts = table.take(held_counts)
+    held = sum(counts)
     if followed < held and followed < size:
         return _revoke(ctx, lead, held_counts, play, held, followed)
     if held <= size or not lead.demands:

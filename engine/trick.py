@@ -221,14 +221,18 @@ def _play_key(
 
 def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]) -> int:
     # A single, pair or triple led (the common case): only copies of one card can win.
-    winner, best = 0, ctx.strength[lead.kinds[0]]
+    suit, strength = ctx.suit, ctx.strength
+    winner, best = 0, strength[lead.kinds[0]]
     for i, play in enumerate(follows, 1):
         if not play:
             continue
         first = play[0]
-        same = ctx.suit[first] in (led, TRUMP) and play.count(first) == len(play)
-        if same and ctx.strength[first] > best:
-            winner, best = i, ctx.strength[first]
+        if (
+            strength[first] > best
+            and suit[first] in (led, TRUMP)
+            and play.count(first) == len(play)
+        ):
+            winner, best = i, strength[first]
     return winner
 
 
