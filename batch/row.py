@@ -26,6 +26,12 @@ class Row:
     not_analysed: dict[str, int] = field(default_factory=dict)  # why -> hands
     endgame: dict[str, list[int]] = field(default_factory=dict)  # id -> [hands, points lost]
 
+    def __reduce__(self) -> tuple[type[Row], tuple[object, ...]]:
+        # Pickled as its values and rebuilt through __init__: the dataclass's own state
+        # functions look its fields up for every row, and every row crosses between the
+        # batch's processes.
+        return Row, tuple([getattr(self, name) for name in self.__slots__])
+
     def to_json(self) -> dict[str, object]:
         """The row as a JSON object (the ledger's line)."""
         return {name: getattr(self, name) for name in self.__slots__}

@@ -42,6 +42,10 @@ class Result:
     report: bytes = b""
     record: bytes = b""
 
+    def __reduce__(self) -> tuple[type[Result], tuple[Row, bytes, bytes]]:
+        # As Row's: its values, not the dataclass's state functions (a result a record).
+        return Result, (self.row, self.report, self.record)
+
 
 def _tally(
     report: audit_pb2.AuditReport,
@@ -86,6 +90,10 @@ class _Endgames:
                 tally[1] += lost
 
 
+_NOT_ANALYSED = _Endgames()
+"""The endgames of every unit when none is analysed (``window`` 0): never added to."""
+
+
 def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
     unit_id, digest, payload, problem = unit
     if problem:
@@ -95,7 +103,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
         return Result(Row(unit_id, digest, "unreadable", error=record))
     codes: Counter[str] = Counter()
     seats: dict[str, list[int]] = {}
-    endgames = _Endgames()
+    endgames = _Endgames() if window else _NOT_ANALYSED
     report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport
     if record.WhichOneof("record") == "game":
         game = record.game

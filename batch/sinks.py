@@ -25,6 +25,8 @@ from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
 LEDGER = "ledger.jsonl"
 REPORTS = "reports"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_LINE = json.JSONEncoder(ensure_ascii=False).encode
+"""A ledger line: ``json.dumps(…, ensure_ascii=False)`` without making an encoder per row."""
 
 
 def is_database_url(dest: str) -> bool:
@@ -56,7 +58,7 @@ class _Ledger:
         if self._file is None:
             self._file = self.path.open("a", encoding="utf-8")
             self._end_torn_line()
-        self._file.write("".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in rows))
+        self._file.write("".join(_LINE(r.to_json()) + "\n" for r in rows))
         self._file.flush()
 
     def _end_torn_line(self) -> None:

@@ -72,7 +72,8 @@ class Summary:
         self.breaches += row.breaches
         self.scoring_errors += row.scoring_errors
         self.warnings += row.warnings
-        self.codes.update(row.codes)
+        if row.codes:  # most rows have none; Counter.update is Python, even when empty
+            self.codes.update(row.codes)
         for pid, (hands, breaches) in row.players.items():
             tally = self.players.setdefault(pid, [0, 0])
             tally[0] += hands
@@ -92,7 +93,8 @@ class Summary:
             if len(self.tables) > 4 * TOP:
                 self.tables = sorted(self.tables, key=_table_key)[:TOP]
         self.analysed += row.analysed
-        self.not_analysed.update(row.not_analysed)
+        if row.not_analysed:
+            self.not_analysed.update(row.not_analysed)
         for pid, (hands, lost) in row.endgame.items():
             tally = self.endgame.setdefault(pid, [0, 0])
             tally[0] += hands
