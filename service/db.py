@@ -17,6 +17,7 @@ __all__ = [
     "SessionFactory",
     "data_dir",
     "default_url",
+    "in_memory",
     "make_engine",
     "session_factory",
 ]
@@ -34,12 +35,23 @@ def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     cursor.close()
 
 
+def _sqlite_path(url: str) -> str | None:
+    """The file of a SQLite URL; None for an in-memory database."""
+    path = url.split("///", 1)[1] if "///" in url else ""
+    return path if path and path != ":memory:" else None
+
+
+def in_memory(url: str) -> bool:
+    """Whether ``url`` is an in-memory SQLite database (no other process can open it)."""
+    return url.startswith("sqlite") and _sqlite_path(url) is None
+
+
 def make_engine(url: str | None = None) -> Engine:
     """An engine for ``url`` (default: ``default_url()``), creating the SQLite folder if needed."""
     url = url or default_url()
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
+        path = _sqlite_path(url)
+        if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -45,7 +45,7 @@ from grpc_reflection.v1alpha import reflection
 from chaodipi.service.audit_service import AuditServicer
 from chaodipi.service.budget import Board, Calls
 from chaodipi.service.context import STREAM, TENANT, ServerConfig, State, StreamRead
-from chaodipi.service.db import make_engine, session_factory
+from chaodipi.service.db import in_memory, make_engine, session_factory
 from chaodipi.service.errors import InvalidRequest, LimitExceeded, abort_for
 from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.ingest import audit_serialized, start_worker
@@ -350,10 +350,7 @@ def _make_upload_store(config: ServerConfig, database_url: str) -> WorkerPool | 
     """Store worker processes for uploads, beside audit worker processes (None: uploads are
     stored by the store threads, as they are with ``audit_workers`` 0, or on an in-memory
     database, which other processes cannot open)."""
-    in_memory = database_url.startswith("sqlite") and (
-        "///" not in database_url or database_url.endswith(":memory:")
-    )
-    if config.audit_workers <= 0 or in_memory:
+    if config.audit_workers <= 0 or in_memory(database_url):
         return None
     pool = WorkerPool(
         "store",

@@ -113,7 +113,8 @@ def _store_here(
     out: Sequence[Report | bytes | None],
     whys: Sequence[str | None],
 ) -> list[Summary]:
-    """In a store thread: read the batch's reports, check and hash each record, store them."""
+    """In a store thread or worker: read the batch's reports, check and hash each record,
+    store them."""
     reports = [
         parse_report(request, data) if isinstance(data, bytes) else data
         for request, data in zip(requests, out, strict=True)
@@ -142,12 +143,11 @@ def start_store_worker(database_url: str) -> None:
 def store_serialized(
     tenant: int, start: int, data: Sequence[bytes], out: Sequence[bytes], whys: Sequence[str | None]
 ) -> list[bytes]:
-    """In a store worker: ``_store`` of a batch of serialized requests with the reports the
-    audit workers returned; the summaries serialized."""
+    """In a store worker: ``_store_here`` of a batch of serialized requests with the reports
+    the audit workers returned; the summaries serialized."""
     assert _store_sessions is not None, "start_store_worker opens the database first"
     requests = [Request.FromString(d) for d in data]
-    reports = [parse_report(request, d) for request, d in zip(requests, out, strict=True)]
-    summaries = store_batch(_store_sessions, tenant, _items(start, requests, reports, whys))
+    summaries = _store_here(_store_sessions, tenant, start, requests, out, whys)
     return [summary.SerializeToString() for summary in summaries]
 
 
