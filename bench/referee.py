@@ -19,7 +19,10 @@ process without gRPC, the CPU time the referee spends on a play's verdict.
     python bench/referee.py --tables 32 --records 10000 --database-url 'postgresql+psycopg://…'
 
 Latencies are wall-clock on the client side: on a busy machine they include waiting for a core
-(the client processes share the machine with the server and its workers).
+(the client processes share the machine with the server and its workers), and on a virtual
+machine the time its vCPUs were taken away: the last line gives the share of CPU time stolen
+by the hypervisor while the plays were measured (tens of milliseconds at a time: a run with
+steal is not comparable with one without).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from multiprocessing.synchronize import Event
 
 import grpc
 from server_process import start_server  # bench/, beside this script
+from timing import MachineShare
 
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.referee import events_of
@@ -221,13 +225,14 @@ def main() -> None:
             for process in [*procs, uploader]:
                 process.start()
             time.sleep(5)  # the processes have generated their hands
-            start.set()
-            if args.records:
-                began, ended, stored = there.recv()
-            else:
-                began = time.time()
-                time.sleep(args.seconds)
-                ended, stored = time.time(), 0
+            with MachineShare() as machine:
+                start.set()
+                if args.records:
+                    began, ended, stored = there.recv()
+                else:
+                    began = time.time()
+                    time.sleep(args.seconds)
+                    ended, stored = time.time(), 0
             stop.set()
             latencies = [
                 latency for pipe in pipes for when, latency in pipe.recv() if began <= when <= ended
@@ -246,6 +251,7 @@ def main() -> None:
         f"upload of {stored} records ({ended - began:.1f} s, {args.workers} audit workers)"
     )
     print(f"play verdicts during the upload, {len(latencies)}: {_ms(latencies)} (wall clock)")
+    print(f"the machine meanwhile: {machine.describe()}")
 
 
 if __name__ == "__main__":
