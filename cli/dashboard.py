@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 import subprocess
@@ -139,10 +138,10 @@ def up_command(
     database_url: DatabaseOpt = None,
 ) -> None:
     """Start the service and the dashboard on one database; sample games fill an empty one."""
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from chaodipi.service.logs import configure_logging
     from chaodipi.service.server import PortInUse
+
+    configure_logging(json_lines=False)  # as ``serve`` logs
 
     url = database_url or default_url()
     stderr().print(f"data folder: {user(data_dir())}")
