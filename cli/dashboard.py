@@ -95,9 +95,10 @@ def prepare(database_url: str) -> int:
 async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
     """Run the gRPC service in this process and the dashboard beside it until a signal (or until
     the dashboard exits); then stop both."""
-    from chaodipi.service.server import ServerConfig, start
+    from chaodipi.service.server import ServerConfig, start, tune_for_latency
 
     running = await start(ServerConfig(port=port, database_url=database_url))
+    tune_for_latency()  # as ``serve`` does
     dashboard = await asyncio.create_subprocess_exec(
         *streamlit_command(dashboard_port), env=streamlit_env(database_url)
     )

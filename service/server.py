@@ -67,6 +67,7 @@ __all__ = [
     "ServerConfig",
     "serve",
     "start",
+    "tune_for_latency",
 ]
 
 log = logging.getLogger("chaodipi.service")
@@ -543,7 +544,7 @@ store threads write uploads in Python, and a referee verdict on the event loop w
 GIL that long at each hand-over."""
 
 
-def _tune_for_latency() -> None:
+def tune_for_latency() -> None:
     """Keep the event loop's waits short: the GIL handed over every ``SWITCH_INTERVAL``, and
     what start-up built moved out of the garbage collector's view (``gc.freeze``), so that a
     full collection walks only what calls made (tens of ms otherwise, each a stall of every
@@ -556,7 +557,7 @@ def _tune_for_latency() -> None:
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     running = await start(config)
-    _tune_for_latency()
+    tune_for_latency()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
