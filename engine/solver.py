@@ -380,6 +380,12 @@ class Solver:
     _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
         default_factory=dict
     )
+    _answers: dict[
+        tuple[
+            Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
+        ],
+        tuple[list[Play], list[int]],
+    ] = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
         default_factory=dict
@@ -458,12 +464,34 @@ class Solver:
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
     ) -> tuple[list[Play], list[int]]:
-        """The follows searched, likely best first, and the seat each leaves winning the trick."""
+        """The follows searched, likely best first, and the seat each leaves winning the trick.
+
+        They depend on the seat's hand, the trick on the table and the seat's classes only, and
+        the same meet again under other hands of the other seats: kept in ``_answers``.
+        """
         seat = (leader + len(plays)) % 4
-        key = (hands[seat], lead)
+        # The classes' members in order, each once per member: they give back the classes.
+        answer_key = (hands[seat], leader, plays, lead, tuple(classes.values()))
+        answer = self._answers.get(answer_key)
+        if answer is None:
+            answer = self._answers[answer_key] = self._new_follows(
+                hands[seat], leader, plays, lead, classes
+            )
+        return answer
+
+    def _new_follows(
+        self,
+        counts: Counts,
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: dict[int, tuple[int, ...]],
+    ) -> tuple[list[Play], list[int]]:
+        seat = (leader + len(plays)) % 4
+        key = (counts, lead)
         follows = self._follows.get(key)
         if follows is None:
-            follows = legal_follows(self.game.table, hands[seat], lead, len(plays[0]))
+            follows = legal_follows(self.game.table, counts, lead, len(plays[0]))
             self._follows[key] = follows
         if classes:
             follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
