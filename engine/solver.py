@@ -228,8 +228,18 @@ def standing_throw(
     return None
 
 
-def lead_options(table: Table, hands: Sequence[Counts], seat: int) -> list[Play]:
-    """The leads searched: every unit the seat can cut, then each suit's standing throw."""
+Throws = dict[tuple[int, int, bytes], Play | None]
+"""Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
+
+
+def lead_options(
+    table: Table, hands: Sequence[Counts], seat: int, throws: Throws | None = None
+) -> list[Play]:
+    """The leads searched: every unit the seat can cut, then each suit's standing throw.
+
+    A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does not
+    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings.
+    """
     ctx = table.context
     counts = hands[seat]
     leads: list[Play] = []
@@ -240,10 +250,16 @@ def lead_options(table: Table, hands: Sequence[Counts], seat: int) -> list[Play]
             for unit in units_containing_lowest(ctx, counts, k, counts[k]):
                 leads.append(Play(seat, tuple(unit.cards()), (unit,)))
     if table.ruleset.throw.allowed:
+        throws = {} if throws is None else throws
         for suit in sorted(suits):
-            throw = standing_throw(table, hands, seat, suit)
-            if throw is not None:
-                leads.append(Play(seat, *throw))
+            kinds = _kinds_of(ctx.steps[suit])
+            key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
+            if key not in throws:
+                throw = standing_throw(table, hands, seat, suit)
+                throws[key] = None if throw is None else Play(seat, *throw)
+            play = throws[key]
+            if play is not None:
+                leads.append(play)
     return leads
 
 
@@ -386,6 +402,7 @@ class Solver:
         ],
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
+    _throws: Throws = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
         default_factory=dict
@@ -448,7 +465,7 @@ class Solver:
         table = self.game.table
         strength = table.context.strength
         found: dict[tuple[int, ...], Play] = {}
-        for lead in lead_options(table, hands, seat):
+        for lead in lead_options(table, hands, seat, self._throws):
             key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
             if key not in found:
                 units = lead.units if key == tuple(sorted(lead.cards)) else ()
