@@ -292,7 +292,9 @@ def _classes(
     classes: dict[int, tuple[int, ...]] = {}
     if len(alone) < 2:
         return classes
-    for suit in sorted({ctx.suit[k] for k in alone}):
+    # A class holds two of the seat's cards alone in play, of one suit.
+    suits = [ctx.suit[k] for k in alone]
+    for suit in sorted({suit for suit in suits if suits.count(suit) >= 2}):
         run: list[int] = []
         for step in ctx.steps[suit]:
             in_play = [k for k in step if total[k]]
@@ -410,6 +412,7 @@ class Solver:
     _factor: int = 1
     _guess: int = 0
     _most: dict[Counts, int] = field(default_factory=dict)
+    _bonus: dict[int, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
 
@@ -431,7 +434,10 @@ class Solver:
             if multiplier is None:
                 multiplier = self._most[hand] = self._lead_most(hand)
             most = max(most, multiplier)
-        return kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+        bonus = self._bonus.get(most)
+        if bonus is None:
+            bonus = self._bonus[most] = kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+        return bonus
 
     def _lead_most(self, hand: Counts) -> int:
         """The largest kitty multiplier of a lead cut from ``hand`` (``_kitty_most``)."""
@@ -797,10 +803,21 @@ class Solver:
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
         self.nodes += 1
-        plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
-        lead = (Unit(1, plays[0]),)
-        won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
-        return self._taken(plays, lead, won, True)
+        cards = [hands[(leader + i) % 4].index(1) for i in range(4)]
+        # A single led: as ``trick_winner`` decides it, the first card of the led suit or
+        # trump stronger than every card before it takes the trick (``_winning``).
+        ctx = self.game.table.context
+        suit, strength = ctx.suit, ctx.strength
+        led, best, offset = suit[cards[0]], strength[cards[0]], 0
+        for i in (1, 2, 3):
+            k = cards[i]
+            if suit[k] in (led, TRUMP) and strength[k] > best:
+                best, offset = strength[k], i
+        won = (leader + offset) % 4
+        if not self._defenders[won]:
+            return 0
+        plays = tuple((k,) for k in cards)
+        return self._taken(plays, (Unit(1, plays[0]),), won, True)
 
     def line(self, position: Position) -> list[Play]:
         """A line of perfect play from ``position`` to the end of the hand."""
