@@ -283,10 +283,16 @@ def equivalent_cards(
 
 
 def _classes(
-    table: Table, total: Sequence[int], once: Sequence[int], own: Counts
+    table: Table, total: Sequence[int], once: Sequence[int], own: Counts, sole: bool = False
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
-    once (``once``) and the seat's own cards."""
+    once (``once``) and the seat's own cards.
+
+    With ``sole``, a suit whose cards in play are all the seat's has a class per points of
+    its cards held once, whatever lies between them: no other seat can play a card of that
+    suit again, so its cards meet only cards of other suits (which rank them by suit alone)
+    and the seat's own (never in one trick with another of the seat's plays).
+    """
     ctx = table.context
     alone = [k for k in once if own[k]]
     classes: dict[int, tuple[int, ...]] = {}
@@ -295,6 +301,14 @@ def _classes(
     # A class holds two of the seat's cards alone in play, of one suit.
     suits = [ctx.suit[k] for k in alone]
     for suit in sorted({suit for suit in suits if suits.count(suit) >= 2}):
+        if sole and all(total[k] == own[k] for k in _kinds_of(ctx.steps[suit])):
+            by_points: dict[int, list[int]] = {}
+            for k in _kinds_of(ctx.steps[suit]):
+                if own[k] == 1:
+                    by_points.setdefault(POINTS[k], []).append(k)
+            for members in by_points.values():
+                _close(members, classes)
+            continue
         run: list[int] = []
         for step in ctx.steps[suit]:
             in_play = [k for k in step if total[k]]
@@ -696,7 +710,7 @@ class Solver:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
-            classes = tuple(_classes(table, total, once, hands[s]) for s in range(4))
+            classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             self.table[key] = entry
         else:
