@@ -398,7 +398,9 @@ class Solver:
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
-    probe; the budget is the bound that holds.
+    probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
+    follows per its hand, the trick and its classes) gains at most one entry per position
+    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
