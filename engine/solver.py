@@ -228,8 +228,18 @@ def standing_throw(
     return None
 
 
-def lead_options(table: Table, hands: Sequence[Counts], seat: int) -> list[Play]:
-    """The leads searched: every unit the seat can cut, then each suit's standing throw."""
+Throws = dict[tuple[int, int, bytes], Play | None]
+"""Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
+
+
+def lead_options(
+    table: Table, hands: Sequence[Counts], seat: int, throws: Throws | None = None
+) -> list[Play]:
+    """The leads searched: every unit the seat can cut, then each suit's standing throw.
+
+    A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does not
+    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings.
+    """
     ctx = table.context
     counts = hands[seat]
     leads: list[Play] = []
@@ -240,10 +250,16 @@ def lead_options(table: Table, hands: Sequence[Counts], seat: int) -> list[Play]
             for unit in units_containing_lowest(ctx, counts, k, counts[k]):
                 leads.append(Play(seat, tuple(unit.cards()), (unit,)))
     if table.ruleset.throw.allowed:
+        throws = {} if throws is None else throws
         for suit in sorted(suits):
-            throw = standing_throw(table, hands, seat, suit)
-            if throw is not None:
-                leads.append(Play(seat, *throw))
+            kinds = _kinds_of(ctx.steps[suit])
+            key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
+            if key not in throws:
+                throw = standing_throw(table, hands, seat, suit)
+                throws[key] = None if throw is None else Play(seat, *throw)
+            play = throws[key]
+            if play is not None:
+                leads.append(play)
     return leads
 
 
@@ -267,16 +283,32 @@ def equivalent_cards(
 
 
 def _classes(
-    table: Table, total: Sequence[int], once: Sequence[int], own: Counts
+    table: Table, total: Sequence[int], once: Sequence[int], own: Counts, sole: bool = False
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
-    once (``once``) and the seat's own cards."""
+    once (``once``) and the seat's own cards.
+
+    With ``sole``, a suit whose cards in play are all the seat's has a class per points of
+    its cards held once, whatever lies between them: no other seat can play a card of that
+    suit again, so its cards meet only cards of other suits (which rank them by suit alone)
+    and the seat's own (never in one trick with another of the seat's plays).
+    """
     ctx = table.context
     alone = [k for k in once if own[k]]
     classes: dict[int, tuple[int, ...]] = {}
     if len(alone) < 2:
         return classes
-    for suit in sorted({ctx.suit[k] for k in alone}):
+    # A class holds two of the seat's cards alone in play, of one suit.
+    suits = [ctx.suit[k] for k in alone]
+    for suit in sorted({suit for suit in suits if suits.count(suit) >= 2}):
+        if sole and all(total[k] == own[k] for k in _kinds_of(ctx.steps[suit])):
+            by_points: dict[int, list[int]] = {}
+            for k in _kinds_of(ctx.steps[suit]):
+                if own[k] == 1:
+                    by_points.setdefault(POINTS[k], []).append(k)
+            for members in by_points.values():
+                _close(members, classes)
+            continue
         run: list[int] = []
         for step in ctx.steps[suit]:
             in_play = [k for k in step if total[k]]
@@ -366,7 +398,9 @@ class Solver:
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
-    probe; the budget is the bound that holds.
+    probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
+    follows per its hand, the trick and its classes) gains at most one entry per position
+    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -380,6 +414,13 @@ class Solver:
     _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
         default_factory=dict
     )
+    _answers: dict[
+        tuple[
+            Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
+        ],
+        tuple[list[Play], list[int]],
+    ] = field(default_factory=dict)
+    _throws: Throws = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
         default_factory=dict
@@ -387,6 +428,7 @@ class Solver:
     _factor: int = 1
     _guess: int = 0
     _most: dict[Counts, int] = field(default_factory=dict)
+    _bonus: dict[int, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
 
@@ -408,7 +450,10 @@ class Solver:
             if multiplier is None:
                 multiplier = self._most[hand] = self._lead_most(hand)
             most = max(most, multiplier)
-        return kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+        bonus = self._bonus.get(most)
+        if bonus is None:
+            bonus = self._bonus[most] = kitty_bonus(self.game.table.ruleset, self.game.kitty, most)
+        return bonus
 
     def _lead_most(self, hand: Counts) -> int:
         """The largest kitty multiplier of a lead cut from ``hand`` (``_kitty_most``)."""
@@ -442,7 +487,7 @@ class Solver:
         table = self.game.table
         strength = table.context.strength
         found: dict[tuple[int, ...], Play] = {}
-        for lead in lead_options(table, hands, seat):
+        for lead in lead_options(table, hands, seat, self._throws):
             key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
             if key not in found:
                 units = lead.units if key == tuple(sorted(lead.cards)) else ()
@@ -458,12 +503,34 @@ class Solver:
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
     ) -> tuple[list[Play], list[int]]:
-        """The follows searched, likely best first, and the seat each leaves winning the trick."""
+        """The follows searched, likely best first, and the seat each leaves winning the trick.
+
+        They depend on the seat's hand, the trick on the table and the seat's classes only, and
+        the same meet again under other hands of the other seats: kept in ``_answers``.
+        """
         seat = (leader + len(plays)) % 4
-        key = (hands[seat], lead)
+        # The classes' members in order, each once per member: they give back the classes.
+        answer_key = (hands[seat], leader, plays, lead, tuple(classes.values()))
+        answer = self._answers.get(answer_key)
+        if answer is None:
+            answer = self._answers[answer_key] = self._new_follows(
+                hands[seat], leader, plays, lead, classes
+            )
+        return answer
+
+    def _new_follows(
+        self,
+        counts: Counts,
+        leader: int,
+        plays: tuple[tuple[int, ...], ...],
+        lead: tuple[Unit, ...],
+        classes: dict[int, tuple[int, ...]],
+    ) -> tuple[list[Play], list[int]]:
+        seat = (leader + len(plays)) % 4
+        key = (counts, lead)
         follows = self._follows.get(key)
         if follows is None:
-            follows = legal_follows(self.game.table, hands[seat], lead, len(plays[0]))
+            follows = legal_follows(self.game.table, counts, lead, len(plays[0]))
             self._follows[key] = follows
         if classes:
             follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
@@ -645,7 +712,7 @@ class Solver:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
-            classes = tuple(_classes(table, total, once, hands[s]) for s in range(4))
+            classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             self.table[key] = entry
         else:
@@ -752,10 +819,21 @@ class Solver:
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
         self.nodes += 1
-        plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
-        lead = (Unit(1, plays[0]),)
-        won = (leader + trick_winner(self.game.table.context, lead, plays[1:])) % 4
-        return self._taken(plays, lead, won, True)
+        cards = [hands[(leader + i) % 4].index(1) for i in range(4)]
+        # A single led: as ``trick_winner`` decides it, the first card of the led suit or
+        # trump stronger than every card before it takes the trick (``_winning``).
+        ctx = self.game.table.context
+        suit, strength = ctx.suit, ctx.strength
+        led, best, offset = suit[cards[0]], strength[cards[0]], 0
+        for i in (1, 2, 3):
+            k = cards[i]
+            if suit[k] in (led, TRUMP) and strength[k] > best:
+                best, offset = strength[k], i
+        won = (leader + offset) % 4
+        if not self._defenders[won]:
+            return 0
+        plays = tuple((k,) for k in cards)
+        return self._taken(plays, (Unit(1, plays[0]),), won, True)
 
     def line(self, position: Position) -> list[Play]:
         """A line of perfect play from ``position`` to the end of the hand."""

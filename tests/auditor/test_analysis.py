@@ -209,6 +209,18 @@ def test_equivalent_cards_merge_only_what_no_card_in_play_tells_apart() -> None:
     assert parse_cards("S6")[0] not in classes and parse_cards("SK")[0] not in classes
 
 
+def test_r_win_a_suit_one_seat_holds_merges_its_cards_of_equal_points() -> None:
+    game = _game("H", "SK D5")
+    position = _start(["S3 S5 S7", "D3 D4 D6", "C3 C4 C6", "D9 DT DJ"], leader=1)
+    solver = Solver(game, budget=10_000)
+    assert solver.value(position) == _minimax(game, position, 0, [0])
+    # Nobody else holds a spade: ♠3 and ♠7 are one class in the search, ♠5 (points) between
+    # them; the classes a report draws its plays from keep them apart.
+    s3, s7 = parse_cards("S3 S7")
+    assert solver.table[(position.hands, 1)].classes[0][s3] == (s3, s7)
+    assert s3 not in equivalent_cards(game.table, position.hands, 0, [])
+
+
 def test_the_solver_stops_at_its_budget_and_gives_no_value() -> None:
     game, position, _ = _window("classic", 5, 4)
     with pytest.raises(BudgetExceeded):
