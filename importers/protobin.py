@@ -66,16 +66,23 @@ def _frames(data: bytes) -> list[_Frame] | str:
     return frames
 
 
-def _clean(message: Message) -> bool:
-    """Whether a parsed message and all its submessages have no unknown fields.
+def _clean(message: Message, data: bytes) -> bool:
+    """Whether a message parsed from ``data`` and all its submessages have no unknown fields.
 
-    The parser keeps unknown fields (at any depth) and serializes them again, so dropping them
-    shrinks the message exactly when it had some: two calls into C instead of a walk over every
-    submessage. A message that had some is rejected, so what the drop changed is never kept.
+    The parser keeps unknown fields (at any depth) and serializes them again. Once they are
+    dropped, a message that serializes back to ``data`` had none: ``data`` parses to it, and
+    parsing is a function. That is one walk and one serialization in C; bytes another writer
+    ordered otherwise fall back to comparing sizes around the drop (which shrinks a message
+    exactly when it had some) on a fresh parse. A message that had some is rejected, so what
+    the drop changed is never kept.
     """
-    size = message.ByteSize()
     message.DiscardUnknownFields()
-    return message.ByteSize() == size
+    if message.SerializeToString(deterministic=True) == data:
+        return True
+    fresh = type(message).FromString(data)
+    size = fresh.ByteSize()
+    fresh.DiscardUnknownFields()
+    return fresh.ByteSize() == size
 
 
 def _parse(kind: type[Message], data: bytes) -> Message | None:
@@ -84,7 +91,7 @@ def _parse(kind: type[Message], data: bytes) -> Message | None:
         message.ParseFromString(data)
     except DecodeError:
         return None
-    if not _clean(message):
+    if not _clean(message, data):
         return None
     if isinstance(message, records_pb2.RecordFile) and message.WhichOneof("record") is None:
         return None
@@ -108,8 +115,11 @@ def _single(data: bytes) -> tuple[records_pb2.RecordFile, str] | None:
     return None
 
 
-def _keep(out: Collector, record: records_pb2.RecordFile, where: str) -> None:
-    found = bad_token(record, "", json_names=False)
+def _keep(
+    out: Collector, record: records_pb2.RecordFile, where: str, data: bytes | None = None
+) -> None:
+    """Keep a record unless it holds a bad token; ``data``: its bytes, when they are its own."""
+    found = bad_token(record, "", json_names=False, data=data)
     if found:
         out.problem(f"{where}: {found[0]}", found[1])
     else:
@@ -129,10 +139,11 @@ def read_pb(data: bytes, file: str, strict: bool = False) -> ImportResult:
         else []
     )
     if parsed and all(message is not None for _, message in parsed):
+        assert isinstance(frames, list)
         out.note(f"{file}: read as a length-delimited stream of {len(parsed)} RecordFile messages")
-        for i, (start, message) in enumerate(parsed):
+        for i, ((start, message), (_, body)) in enumerate(zip(parsed, frames, strict=True)):
             assert isinstance(message, records_pb2.RecordFile)
-            _keep(out, message, f"record {i + 1} (byte {start})")
+            _keep(out, message, f"record {i + 1} (byte {start})", body)
         return out.result
     single = _single(data)
     if single is not None:

@@ -72,6 +72,34 @@ def test_pb_stream_keeps_good_records_around_a_bad_one() -> None:
     ]
 
 
+def _frame(game: bytes) -> bytes:
+    """A stream of one RecordFile holding a game given as its bytes."""
+    record = b"\x0a" + encode_varint(len(game)) + game
+    return encode_varint(len(record)) + record
+
+
+def test_pb_record_written_in_another_field_order_is_read() -> None:
+    # venue (13) before record_id (1): not what this library writes back, still a clean record
+    venue, record_id = b"\x6a\x04club", b"\x0a\x02g1"
+    result = load_bytes(_frame(venue + record_id), "s.pb")
+    assert result.errors == []
+    assert result.records[0].game == records_pb2.GameRecord(record_id="g1", venue="club")
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        GAME.SerializeToString() + b"\xa0\x06\x01",  # field 100, at the end
+        b"\xa0\x06\x01" + GAME.SerializeToString(),  # field 100, first: out of field order
+        b"\x52\x03\xa0\x06\x01",  # field 100 in a trick (field 10)
+    ],
+)
+def test_pb_record_with_unknown_fields_is_refused(game: bytes) -> None:
+    result = load_bytes(_frame(game), "s.pb")
+    assert result.records == []
+    assert len(result.errors) == 1
+
+
 @pytest.mark.parametrize(
     "text",
     [
