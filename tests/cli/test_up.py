@@ -8,11 +8,9 @@ from __future__ import annotations
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,23 +18,10 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from chaodipi.client import AuditClient
+from tests.dashboard.dashboard_support import free_port, healthy
 
 START_SECONDS = 120
 """How long ``up`` may take to say it is serving: a guard against a hang, not a speed bar."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def dashboard_healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
-            return bool(r.status == 200)
-    except OSError:
-        return False
 
 
 class Up:
@@ -101,11 +86,11 @@ def test_up_on_an_empty_folder_serves_the_samples_and_stops_on_a_signal(up: Up) 
     # The dashboard is a process of its own that may still be starting: it is given the same
     # generous guard, a request at a time.
     for _ in range(START_SECONDS // 5):
-        if dashboard_healthy(up.dashboard_port) or up.process.poll() is not None:
+        if healthy(f"http://127.0.0.1:{up.dashboard_port}") or up.process.poll() is not None:
             break
         with pytest.raises(subprocess.TimeoutExpired):
             up.process.wait(5)
-    assert dashboard_healthy(up.dashboard_port), "\n".join(up.lines)
+    assert healthy(f"http://127.0.0.1:{up.dashboard_port}"), "\n".join(up.lines)
     assert up.stop() == 0, "\n".join(up.lines)
     printed = "\n".join(up.lines)
     assert "the database was empty: loaded" in printed

@@ -1,10 +1,13 @@
-"""Helpers of the dashboard tests: temporary databases and what is seeded in them."""
+"""Helpers of the dashboard tests: temporary databases and what is seeded in them, a free port
+and the dashboard's health check (for tests that start it)."""
 
 from __future__ import annotations
 
 import html
 import json
 import re
+import socket
+import urllib.request
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,3 +131,18 @@ def untranslated(at: object, data: Iterable[str]) -> list[str]:
     """The texts of a page that hold English words (see ``english_words``)."""
     words = list(data)
     return [text for text in page_texts(at) if english_words(text, words)]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def healthy(base: str) -> bool:
+    """Whether the dashboard at ``base`` (``http://host:port``) answers its health check."""
+    try:
+        with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False

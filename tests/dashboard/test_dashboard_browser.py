@@ -16,15 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dashboard_support import Seeded
+from dashboard_support import Seeded, free_port, healthy
 
 from chaodipi.cli.dashboard import streamlit_command, streamlit_env
 from chaodipi.dashboard.i18n import t
@@ -54,20 +52,6 @@ pytestmark = [
         reason="needs Debian's chromium (apt-get install chromium)",
     ),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
