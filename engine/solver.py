@@ -780,6 +780,8 @@ class Solver:
             order = [first, *range(first), *range(first + 1, len(options))]
         if n == 3:
             on_table = sum([POINTS[k] for cards in plays for k in cards])
+            if len(options) > 1:
+                order = self._cutting(hands, seat, on_table, alpha, beta, entry, order)
         for i in order:
             play = options[i]
             after = list(hands)
@@ -815,6 +817,41 @@ class Solver:
         else:
             entry.low = entry.high = best
         return best
+
+    def _cutting(
+        self,
+        hands: tuple[Counts, ...],
+        seat: int,
+        on_table: int,
+        alpha: int,
+        beta: int,
+        entry: _Entry,
+        order: Sequence[int],
+    ) -> Sequence[int]:
+        """``order`` with first the last play of the trick whose outcome already settles the
+        window (an enhanced transposition cutoff): the next trick's start has bounds kept in
+        ``table`` that do, or, for a defender, the trick's points alone reach ``beta`` (what
+        follows adds nothing below 0). Such a play cuts off its position at once, where the
+        play first in ``order`` may have needed a search. One table look-up per play.
+        """
+        maximise = self._defenders[seat]
+        for i in order:
+            cards = entry.options[i].cards
+            after = list(hands)
+            after[seat] = _without(hands[seat], cards)
+            if not any(after[0]):
+                return order
+            won = entry.wins[i]
+            points = on_table + sum([POINTS[k] for k in cards])
+            taken = points if self._defenders[won] else 0
+            child = self.table.get((tuple(after), won))
+            if maximise:
+                cuts = taken + (0 if child is None else max(child.low, 0)) >= beta
+            else:
+                cuts = child is not None and taken + child.high <= alpha
+            if cuts:
+                return (i, *[j for j in order if j != i])
+        return order
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
