@@ -394,13 +394,16 @@ class Solver:
     it does once ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
     trick start (the four count vectors and the leader), and ``_inner``, per position within
     a trick (with the plays on the table), the bounds proved on its value, its plays and the
-    best one found; both are shared by every call. Plays are tried best found first, then
+    best one found; both are shared by every call. Plays are tried best found first, in a
+    position not searched before the play that last cut off a sibling (``_killers``), then
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
     probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
-    follows per its hand, the trick and its classes) gains at most one entry per position
-    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
+    follows per its hand, the trick and its classes) and ``_killers`` (the play that last cut
+    off a position, per seat, cards left and plays on the table) gain at most one entry per
+    position expanded, as the tables do, and ``_throws`` one per suit of a trick start
+    expanded.
     """
 
     game: Endgame
@@ -431,6 +434,9 @@ class Solver:
     _bonus: dict[int, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
+    _killers: dict[tuple[int, int, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
@@ -776,6 +782,15 @@ class Solver:
         a, b = alpha, beta
         chosen = first
         order: Sequence[int] = range(len(options))
+        # A position not searched before tries first the play that last cut off one with the
+        # same seat to play, as many cards left and the same plays on the table (a killer
+        # move): the other hands differ, and the refutation most often holds there too.
+        fresh = entry.low == LOW and entry.high == HIGH
+        killer_key = (seat, sum(hands[seat]), plays)
+        if fresh:
+            killer = self._killers.get(killer_key)
+            if killer is not None:
+                first = next((i for i, o in enumerate(options) if o.cards == killer), first)
         if first:
             order = [first, *range(first), *range(first + 1, len(options))]
         if n == 3:
@@ -808,6 +823,7 @@ class Solver:
                 if value < b:
                     b = value
             if a >= b:
+                self._killers[killer_key] = play.cards
                 break
         entry.best = chosen
         if best <= alpha:
