@@ -401,7 +401,7 @@ class Solver:
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
     probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
     follows per its hand, the trick and its classes) and ``_killers`` (the play that last cut
-    off a position, per seat, cards left and plays on the table) gain at most one entry per
+    off a position, per seat, its hand and the plays on the table) gain at most one entry per
     position expanded, as the tables do, and ``_throws`` one per suit of a trick start
     expanded.
     """
@@ -434,7 +434,7 @@ class Solver:
     _bonus: dict[int, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
-    _killers: dict[tuple[int, int, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
+    _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
         default_factory=dict
     )
 
@@ -783,10 +783,10 @@ class Solver:
         chosen = first
         order: Sequence[int] = range(len(options))
         # A position not searched before tries first the play that last cut off one with the
-        # same seat to play, as many cards left and the same plays on the table (a killer
+        # same seat to play, holding the same hand, and the same plays on the table (a killer
         # move): the other hands differ, and the refutation most often holds there too.
         fresh = entry.low == LOW and entry.high == HIGH
-        killer_key = (seat, sum(hands[seat]), plays)
+        killer_key = (seat, hands[seat], plays)
         if fresh:
             killer = self._killers.get(killer_key)
             if killer is not None:
