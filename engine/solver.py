@@ -394,13 +394,16 @@ class Solver:
     it does once ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
     trick start (the four count vectors and the leader), and ``_inner``, per position within
     a trick (with the plays on the table), the bounds proved on its value, its plays and the
-    best one found; both are shared by every call. Plays are tried best found first, then
+    best one found; both are shared by every call. Plays are tried best found first, in a
+    position not searched before the play that last cut off a sibling (``_killers``), then
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
     probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
-    follows per its hand, the trick and its classes) gains at most one entry per position
-    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
+    follows per its hand, the trick and its classes) and ``_killers`` (the play that last cut
+    off a position, per seat, its hand and the plays on the table) gain at most one entry per
+    position expanded, as the tables do, and ``_throws`` one per suit of a trick start
+    expanded.
     """
 
     game: Endgame
@@ -431,6 +434,9 @@ class Solver:
     _bonus: dict[int, int] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
+    _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
@@ -776,10 +782,21 @@ class Solver:
         a, b = alpha, beta
         chosen = first
         order: Sequence[int] = range(len(options))
+        # A position not searched before tries first the play that last cut off one with the
+        # same seat to play, holding the same hand, and the same plays on the table (a killer
+        # move): the other hands differ, and the refutation most often holds there too.
+        fresh = entry.low == LOW and entry.high == HIGH
+        killer_key = (seat, hands[seat], plays)
+        if fresh:
+            killer = self._killers.get(killer_key)
+            if killer is not None:
+                first = next((i for i, o in enumerate(options) if o.cards == killer), first)
         if first:
             order = [first, *range(first), *range(first + 1, len(options))]
         if n == 3:
             on_table = sum([POINTS[k] for cards in plays for k in cards])
+            if len(options) > 1:
+                order = self._cutting(hands, seat, on_table, alpha, beta, entry, order)
         for i in order:
             play = options[i]
             after = list(hands)
@@ -806,6 +823,7 @@ class Solver:
                 if value < b:
                     b = value
             if a >= b:
+                self._killers[killer_key] = play.cards
                 break
         entry.best = chosen
         if best <= alpha:
@@ -815,6 +833,41 @@ class Solver:
         else:
             entry.low = entry.high = best
         return best
+
+    def _cutting(
+        self,
+        hands: tuple[Counts, ...],
+        seat: int,
+        on_table: int,
+        alpha: int,
+        beta: int,
+        entry: _Entry,
+        order: Sequence[int],
+    ) -> Sequence[int]:
+        """``order`` with first the last play of the trick whose outcome already settles the
+        window (an enhanced transposition cutoff): the next trick's start has bounds kept in
+        ``table`` that do, or, for a defender, the trick's points alone reach ``beta`` (what
+        follows adds nothing below 0). Such a play cuts off its position at once, where the
+        play first in ``order`` may have needed a search. One table look-up per play.
+        """
+        maximise = self._defenders[seat]
+        for i in order:
+            cards = entry.options[i].cards
+            after = list(hands)
+            after[seat] = _without(hands[seat], cards)
+            if not any(after[0]):
+                return order
+            won = entry.wins[i]
+            points = on_table + sum([POINTS[k] for k in cards])
+            taken = points if self._defenders[won] else 0
+            child = self.table.get((tuple(after), won))
+            if maximise:
+                cuts = taken + (0 if child is None else max(child.low, 0)) >= beta
+            else:
+                cuts = child is not None and taken + child.high <= alpha
+            if cuts:
+                return (i, *[j for j in order if j != i])
+        return order
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
