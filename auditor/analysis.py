@@ -164,8 +164,11 @@ def analyse_game(
         _annotate(analysis, solver, read.tricks[start:], computed.tricks[start:], hands)
         analysis.analysed = True
     except BudgetExceeded as stop:
+        # Nothing the search found before it stopped is reported: how far it got depends on
+        # the order it searched in, and a value of a hand not analysed would read as a result.
         analysis.plays.clear()
         analysis.kitty = None
+        analysis.perfect = analysis.actual = 0
         analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
     analysis.nodes = solver.nodes
     return analysis

@@ -793,7 +793,9 @@ class AnalyzeGameResponse(_message.Message):
     name: _builtins.str
     """`games/{game}`, by the game's id."""
     analysed: _builtins.bool
-    """Whether the window was solved; if not, `reason` says why and nothing else is set."""
+    """Whether the window was solved; if not, `reason` says why, and of the rest only `window`,
+    `first_trick`, `points_before` and `nodes` (positions visited before it stopped) are set.
+    """
     reason: _builtins.str
     """Why the hand was not analysed (a breach in the window, the search's budget, ...)."""
     window: _builtins.int
@@ -803,9 +805,9 @@ class AnalyzeGameResponse(_message.Message):
     points_before: _builtins.int
     """The defenders' points when the window starts."""
     perfect: _builtins.int
-    """Their final points under perfect play from the window's start."""
+    """Their final points under perfect play from the window's start (0 when not analysed)."""
     actual: _builtins.int
-    """Their final points as played."""
+    """Their final points as played (0 when not analysed)."""
     nodes: _builtins.int
     """Positions the search visited."""
     @_builtins.property

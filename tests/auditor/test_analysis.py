@@ -245,6 +245,16 @@ def test_analysis_of_a_hand_over_budget_is_not_analysed() -> None:
     assert "not analysed" in analysis.reason
 
 
+def test_a_hand_stopped_after_its_first_solve_reports_no_value() -> None:
+    # The window's value is found within 4,000 positions here, the plays' costs are not: what
+    # the search found before the budget stopped it is not reported as a result.
+    hand = generate_hand("classic", seed=0)
+    assert analyse_game(hand, window=4).nodes > 4_000
+    analysis = analyse_game(hand, window=4, budget=4_000)
+    assert not analysis.analysed and analysis.why == "budget"
+    assert (analysis.perfect, analysis.actual, analysis.plays, analysis.kitty) == (0, 0, [], None)
+
+
 def test_analysis_of_a_hand_cut_short_or_never_played_is_not_analysed() -> None:
     cut = generate_hand("classic", seed=3)
     del cut.tricks[-1]  # the hands still hold the last trick's cards: not the hand's end
