@@ -872,21 +872,13 @@ class Solver:
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced."""
         self.nodes += 1
-        cards = [hands[(leader + i) % 4].index(1) for i in range(4)]
-        # A single led: as ``trick_winner`` decides it, the first card of the led suit or
-        # trump stronger than every card before it takes the trick (``_winning``).
-        ctx = self.game.table.context
-        suit, strength = ctx.suit, ctx.strength
-        led, best, offset = suit[cards[0]], strength[cards[0]], 0
-        for i in (1, 2, 3):
-            k = cards[i]
-            if suit[k] in (led, TRUMP) and strength[k] > best:
-                best, offset = strength[k], i
-        won = (leader + offset) % 4
+        plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
+        lead = (Unit(1, plays[0]),)
+        # A single led: decided as a set led is, without ``trick_winner``.
+        won = self._winning(leader, plays[:3], lead, [plays[3]])[0]
         if not self._defenders[won]:
             return 0
-        plays = tuple((k,) for k in cards)
-        return self._taken(plays, (Unit(1, plays[0]),), won, True)
+        return self._taken(plays, lead, won, True)
 
     def line(self, position: Position) -> list[Play]:
         """A line of perfect play from ``position`` to the end of the hand."""
