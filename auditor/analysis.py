@@ -18,8 +18,9 @@ breach in the window, or when the search hits its node budget: never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 
 from chaodipi.auditor.audit import replay_hand
 from chaodipi.auditor.reading import ReadTrick, read_game
@@ -28,10 +29,24 @@ from chaodipi.engine import Table, Unit, parse_cards
 from chaodipi.engine.solver import BudgetExceeded, Endgame, Play, Position, Solver
 from chaodipi.v1 import audit_pb2, records_pb2
 
-WINDOW = 4
-"""Tricks analysed at a hand's end by default: the largest window whose analysis takes at
-most 1 s of CPU at the 95th percentile, for every ruleset (bench/analysis.py; figures in
-docs/benchmarks.md)."""
+WINDOWS: Mapping[str, int] = MappingProxyType(
+    {"classic": 5, "shuangsheng": 4, "anhui": 5, "changshu": 4}
+)
+"""Tricks analysed at a hand's end by default, per ruleset: the largest window whose analysis
+takes at most 1 s of CPU at the 95th percentile over generated hands of that ruleset
+(bench/analysis.py; figures in docs/benchmarks.md)."""
+
+
+def default_window(ruleset_id: str) -> int:
+    """The window a hand of ``ruleset_id`` is analysed over when none is asked for.
+
+    A ruleset not measured (a record's own id) gets the smallest window measured.
+
+    >>> default_window("anhui"), default_window("house-rules")
+    (5, 4)
+    """
+    return WINDOWS.get(ruleset_id, min(WINDOWS.values()))
+
 
 BUDGET = 60_000
 """Positions one hand's analysis may visit before it stops, not analysed (a few CPU seconds)."""
@@ -119,7 +134,7 @@ def analyse_game(
     budget: int = BUDGET,
     stopped: Callable[[], bool] | None = None,
 ) -> HandAnalysis:
-    """Analyse the last ``window`` tricks of a hand (``WINDOW`` when None).
+    """Analyse the last ``window`` tricks of a hand (its ruleset's ``default_window`` when None).
 
     Never raises on a bad record: a hand that cannot be analysed says why. ``stopped`` is
     asked as the search goes (a service call's deadline): once true, the hand is not analysed.
@@ -133,7 +148,7 @@ def analyse_game(
     if read.unsupported or read.incomplete:
         analysis.why, analysis.reason = "unsupported", read.unsupported or read.incomplete
         return analysis
-    window = analysis.window = window or WINDOW
+    window = analysis.window = window or default_window(read.ruleset.id)
     report = replay_hand(read, steps=True)
     tricks = read.tricks
     start = max(len(tricks) - window, 0)

@@ -35,10 +35,10 @@ class LocalBackend:
         )
         # With fork the pool starts every worker at its first submit: do it now, before the
         # caller starts threads (the progress bar's refresher) that a fork would copy mid-lock.
-        self._pool.submit(audit_chunk, [], "json", 0).result()
+        self._pool.submit(audit_chunk, [], "json", None).result()
 
     def map(
-        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int | None = None
     ) -> Iterator[list[Result]]:
         """Results chunk by chunk as workers finish them; a new chunk goes in as one comes out."""
         pending: set[Future[list[Result]]] = set()

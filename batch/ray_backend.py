@@ -78,7 +78,7 @@ class RayBackend:
         self._task = ray.remote(num_cpus=1)(audit_chunk)
 
     def map(
-        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int | None = None
     ) -> Iterator[list[Result]]:
         """Results chunk by chunk as tasks finish; a new task is submitted as one completes."""
         ray = self._ray

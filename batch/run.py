@@ -77,7 +77,7 @@ class _Endgames:
     def add(
         self, record: records_pb2.GameRecord, players: Sequence[records_pb2.Player], window: int
     ) -> None:
-        analysis = analyse_game(record, window=window)
+        analysis = analyse_game(record, window=window or None)
         if not analysis.analysed:
             self.not_analysed[analysis.why] += 1
             return
@@ -91,10 +91,10 @@ class _Endgames:
 
 
 _NOT_ANALYSED = _Endgames()
-"""The endgames of every unit when none is analysed (``window`` 0): never added to."""
+"""The endgames of every unit when none is analysed (``window`` None): never added to."""
 
 
-def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
+def _audit_unit(unit: Unit, mode: Mode, window: int | None) -> Result:
     unit_id, digest, payload, problem = unit
     if problem:
         return Result(Row(unit_id, digest, "unreadable", error=problem))
@@ -103,7 +103,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
         return Result(Row(unit_id, digest, "unreadable", error=record))
     codes: Counter[str] = Counter()
     seats: dict[str, list[int]] = {}
-    endgames = _Endgames() if window else _NOT_ANALYSED
+    endgames = _NOT_ANALYSED if window is None else _Endgames()
     report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport
     if record.WhichOneof("record") == "game":
         game = record.game
@@ -113,7 +113,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
         counts = (report.breaches, report.scoring_errors, report.warnings)
         if not rejections:
             _tally(report, game.players, codes, seats)
-            if window:
+            if window is not None:
                 endgames.add(game, game.players, window)
     else:
         match = record.match
@@ -122,7 +122,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int) -> Result:
         rejections = list(report.rejections) + [v for h in report.hands for v in h.rejections]
         for hand_record, hand in zip(match.hands, report.hands, strict=False):
             _tally(hand, hand_record.players or match.players, codes, seats)
-            if window and not hand.rejections:
+            if window is not None and not hand.rejections:
                 endgames.add(hand_record, hand_record.players or match.players, window)
         codes.update(f.code for f in report.findings)
         severities = Counter(f.severity for f in report.findings)
@@ -189,7 +189,7 @@ def _report_frame(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) ->
     return encode_varint(len(inner)) + inner
 
 
-def _guarded(unit: Unit, mode: Mode, window: int) -> Result:
+def _guarded(unit: Unit, mode: Mode, window: int | None) -> Result:
     try:
         return _audit_unit(unit, mode, window)
     except Exception as exc:  # the auditor never raises on data: this is a bug, seen per record
@@ -197,11 +197,12 @@ def _guarded(unit: Unit, mode: Mode, window: int) -> Result:
         return Result(Row(unit[0], unit[1], "failed", error=f"{type(exc).__name__}: {exc}"))
 
 
-def audit_chunk(chunk: Sequence[Unit], mode: Mode, window: int) -> list[Result]:
+def audit_chunk(chunk: Sequence[Unit], mode: Mode, window: int | None) -> list[Result]:
     """Audit a chunk of units (in a worker: a pool process or a Ray task); never raises.
 
-    With ``window`` > 0, each hand audited without rejections also has its last ``window``
-    tricks analysed by the endgame solver (``chaodipi.auditor.analysis``), into the row.
+    Unless ``window`` is None, each hand audited without rejections also has its last
+    ``window`` tricks (0: its ruleset's default window) analysed by the endgame solver
+    (``chaodipi.auditor.analysis``), into the row.
     """
     return [_guarded(unit, mode, window) for unit in chunk]
 
@@ -213,10 +214,10 @@ class Backend(Protocol):
     workers: int
 
     def map(
-        self, chunks: Iterable[list[Unit]], mode: Mode, window: int = 0
+        self, chunks: Iterable[list[Unit]], mode: Mode, window: int | None = None
     ) -> Iterator[list[Result]]:
         """Results chunk by chunk, in completion order; pulls chunks only as slots free up
-        (``window``: tricks analysed at each hand's end, 0 for none; see ``audit_chunk``)."""
+        (``window``: tricks analysed at each hand's end, None for none; see ``audit_chunk``)."""
         ...
 
     def close(self) -> None:
@@ -274,7 +275,7 @@ def run_batch(
     control: Control | None = None,
     on_chunk: Callable[[Summary], None] | None = None,
     exclude: Iterable[Path] = (),
-    analyze: int = 0,
+    analyze: int | None = None,
 ) -> Summary:
     """Audit every record in ``sources`` into ``sink`` and return the summary.
 
@@ -282,8 +283,9 @@ def run_batch(
     keeps its ledger) are skipped and counted in the summary as earlier work. ``on_chunk`` runs
     after each chunk is written (the progress bar, or a test stopping the run through
     ``control``). The sink is closed on return, on a stop and on an exception, so its ledger
-    always matches what it wrote. ``analyze`` > 0 analyses that many tricks at each hand's end
-    (``audit_chunk``); the summary then counts the hands analysed and the points players lost.
+    always matches what it wrote. Unless ``analyze`` is None, that many tricks are analysed at
+    each hand's end (0: each ruleset's default window; ``audit_chunk``); the summary then
+    counts the hands analysed and the points players lost.
     """
     control = control or Control()
     summary = Summary(backend=backend.name, workers=backend.workers)

@@ -70,7 +70,11 @@ def analyze_command(
     fmt: FormatOpt = "auto",
     window: Annotated[
         int | None,
-        typer.Option(metavar="K", min=1, help="Tricks to analyse at each hand's end (default: 4)."),
+        typer.Option(
+            metavar="K",
+            min=1,
+            help="Tricks to analyse at each hand's end (default: the ruleset's window, 4 or 5).",
+        ),
     ] = None,
     budget: Annotated[
         int | None,

@@ -150,7 +150,8 @@ def audit_batch_command(
             "--window",
             metavar="K",
             min=1,
-            help="Tricks --analyze solves at each hand's end (default: 4).",
+            help="Tricks --analyze solves at each hand's end (default: the ruleset's window, "
+            "4 or 5; docs/analysis.md).",
         ),
     ] = None,
     json_out: Annotated[
@@ -167,7 +168,6 @@ def audit_batch_command(
     Ctrl-C stops cleanly: work in flight is finished and written, the partial summary is shown,
     and a rerun with --resume carries on. A second Ctrl-C stops at once.
     """
-    from chaodipi.auditor.analysis import WINDOW
     from chaodipi.batch.run import DEFAULT_CHUNK, Control
     from chaodipi.batch.sinks import is_database_url
     from chaodipi.batch.sources import missing
@@ -205,7 +205,7 @@ def audit_batch_command(
         engine,
         control,
         chunk_size=chunk_size or DEFAULT_CHUNK,
-        analyze=(window or WINDOW) if analyze else 0,
+        analyze=(window or 0) if analyze else None,
         exclude=[] if is_database_url(dest) else [Path(dest)],
     )
     summary.render(stdout())

@@ -394,7 +394,7 @@ class AuditClient:
         return self._unary(self.stub.ReauditGame, request).report
 
     def analyze_game(self, game: str, *, window: int = 0) -> service_pb2.AnalyzeGameResponse:
-        """A stored game's last ``window`` tricks solved (0: the default, 4), each
+        """A stored game's last ``window`` tricks solved (0: its ruleset's default, 4 or 5), each
         play's cost; analysis, not findings: nothing is stored."""
         request = service_pb2.AnalyzeGameRequest(name=_name("games", game), window=window)
         return self._unary(self.stub.AnalyzeGame, request)

@@ -386,8 +386,9 @@ class StoredGame:
         )
 
     def analyse(self, window: int | None = None) -> HandAnalysis:
-        """The endgame solver over the stored record's last ``window`` tricks (None: the
-        auditor's default, 4): each play's cost; analysis, not findings: nothing is stored."""
+        """The endgame solver over the stored record's last ``window`` tricks (None: its
+        ruleset's default window, 4 or 5 tricks): each play's cost; analysis, not findings:
+        nothing is stored."""
         return analyse_game(self.record, window=window)
 
     def reaudit(self, ruleset: Ruleset | None = None) -> audit_pb2.AuditReport:

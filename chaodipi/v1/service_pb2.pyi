@@ -647,7 +647,7 @@ class AnalyzeGameRequest(_message.Message):
     name: _builtins.str
     """The game: `games/{game}`, by its id or its record id."""
     window: _builtins.int
-    """Tricks to analyse at the hand's end (0: the default, 4 tricks);
+    """Tricks to analyse at the hand's end (0: the ruleset's default window, 4 or 5 tricks);
     more than 13 is INVALID_ARGUMENT, as is a negative window.
     """
     def __init__(

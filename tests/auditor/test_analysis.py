@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from chaodipi.auditor.analysis import analyse_game
+from chaodipi.auditor.analysis import WINDOWS, analyse_game
 from chaodipi.auditor.audit import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.reading import read_game
@@ -272,3 +272,17 @@ def test_analysis_with_a_breach_in_the_window_is_not_analysed() -> None:
     last[1].cards[0], last[2].cards[0] = last[2].cards[0], last[1].cards[0]
     analysis = analyse_game(hand, window=2)
     assert (analysis.analysed, analysis.why) == (False, "breach") and not analysis.plays
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_hand_is_analysed_over_its_rulesets_window_by_default(ruleset: str) -> None:
+    hand = generate_hand(ruleset, seed=1)
+    analysis = analyse_game(hand, budget=1)  # the window is settled before the search starts
+    assert analysis.window == WINDOWS[ruleset]
+    assert analysis.first_trick == len(hand.tricks) - WINDOWS[ruleset]
+
+
+def test_a_ruleset_of_the_records_own_gets_the_smallest_window() -> None:
+    hand = generate_hand("anhui", seed=1)
+    hand.ruleset_overrides_json = '{"id": "anhui-house"}'
+    assert analyse_game(hand, budget=1).window == min(WINDOWS.values()) < WINDOWS["anhui"]

@@ -339,7 +339,7 @@ def test_an_auditor_bug_fails_one_record_not_the_chunk(
         return audit_game(record)
 
     monkeypatch.setattr("chaodipi.batch.run.audit_game", flaky)
-    results = audit_chunk(chunk, "json", 0)
+    results = audit_chunk(chunk, "json", None)
     assert [r.row.status for r in results].count("failed") == 1
     (failed,) = [r.row for r in results if r.row.status == "failed"]
     assert failed.unit == chunk[2][0] and failed.error == "IndexError: boom"
@@ -348,7 +348,7 @@ def test_an_auditor_bug_fails_one_record_not_the_chunk(
 
 def _all_results(corpus: Path) -> list[Result]:
     chunk = list(units(expand([str(corpus)])))
-    return sorted(audit_chunk(chunk, "json", 0), key=lambda r: r.row.unit)
+    return sorted(audit_chunk(chunk, "json", None), key=lambda r: r.row.unit)
 
 
 @pytest.mark.slow

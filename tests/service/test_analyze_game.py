@@ -6,7 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from chaodipi.auditor.analysis import WINDOW, analyse_game
+from chaodipi.auditor.analysis import analyse_game, default_window
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.client import AuditClient, field_violations
 
@@ -28,10 +28,11 @@ def test_analyze_game_gives_each_play_its_cost_as_the_auditor_does(client: Audit
     assert client.get_game(summary.game).report == stored
 
 
-def test_analyze_game_default_window_is_the_auditors(client: AuditClient) -> None:
-    (summary,) = client.upload([generate_hand("changshu", 2)])
+@pytest.mark.parametrize("ruleset", ["changshu", "anhui"])
+def test_analyze_game_default_window_is_the_rulesets(client: AuditClient, ruleset: str) -> None:
+    (summary,) = client.upload([generate_hand(ruleset, 2)])
     response = client.analyze_game(summary.game)
-    assert response.window == WINDOW
+    assert response.window == default_window(ruleset)
 
 
 def test_analyze_game_with_a_breach_in_the_window_answers_not_analysed(
