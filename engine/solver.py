@@ -564,12 +564,22 @@ class Solver:
         follows: list[tuple[int, ...]],
     ) -> list[int]:
         """The seat that wins the trick (R-WIN) once each of ``follows`` is added to ``plays``."""
-        if len(lead) > 1 or lead[0].length > 1:
-            return [(leader + self._winner(lead, (*plays[1:], cards))) % 4 for cards in follows]
-        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
-        # of the led suit or trump and stronger than the best before, take the trick.
         ctx = self.game.table.context
         led, suit, strength = ctx.suit[lead[0].top], ctx.suit, ctx.strength
+        if len(lead) > 1 or lead[0].length > 1:
+            # Only a follow all of the led suit or all trump can take the trick (R-WIN): any
+            # other leaves it with the best before, found once.
+            before = (leader + self._winner(lead, plays[1:])) % 4
+            winners = []
+            for cards in follows:
+                first = suit[cards[0]]
+                if first not in (led, TRUMP) or any(suit[k] != first for k in cards):
+                    winners.append(before)
+                else:
+                    winners.append((leader + self._winner(lead, (*plays[1:], cards))) % 4)
+            return winners
+        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
+        # of the led suit or trump and stronger than the best before, take the trick.
 
         def stronger(cards: tuple[int, ...], best: int) -> bool:
             first = cards[0]
