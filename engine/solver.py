@@ -233,26 +233,41 @@ Throws = dict[tuple[int, int, bytes], Play | None]
 """Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
 
 
+UnitLeads = dict[tuple[Counts, int], tuple[list[Play], list[int]]]
+"""A seat's unit leads (``lead_options``) and the suits it holds, by its hand and the seat."""
+
+
 def lead_options(
-    table: Table, hands: Sequence[Counts], seat: int, throws: Throws | None = None
+    table: Table,
+    hands: Sequence[Counts],
+    seat: int,
+    throws: Throws | None = None,
+    units: UnitLeads | None = None,
 ) -> list[Play]:
     """The leads searched: every unit the seat can cut, then each suit's standing throw.
 
     A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does not
-    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings.
+    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings;
+    ``units``, when given, keeps the units per the seat's hand.
     """
     ctx = table.context
     counts = hands[seat]
-    leads: list[Play] = []
-    suits = set()
-    for k in range(KINDS):
-        if counts[k]:
-            suits.add(ctx.suit[k])
-            for unit in units_containing_lowest(ctx, counts, k, counts[k]):
-                leads.append(Play(seat, tuple(unit.cards()), (unit,)))
+    kept = None if units is None else units.get((counts, seat))
+    if kept is None:
+        cut: list[Play] = []
+        held = set()
+        for k in range(KINDS):
+            if counts[k]:
+                held.add(ctx.suit[k])
+                for unit in units_containing_lowest(ctx, counts, k, counts[k]):
+                    cut.append(Play(seat, tuple(unit.cards()), (unit,)))
+        kept = (cut, sorted(held))
+        if units is not None:
+            units[(counts, seat)] = kept
+    leads, suits = list(kept[0]), kept[1]
     if table.ruleset.throw.allowed:
         throws = {} if throws is None else throws
-        for suit in sorted(suits):
+        for suit in suits:
             kinds = _kinds_of(ctx.steps[suit])
             key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
             if key not in throws:
@@ -461,7 +476,7 @@ class _Entry:
     its options in the order tried and the index of the best found, the trick's classes of
     equivalent cards and lead, and within a trick the seat each option leaves winning it."""
 
-    __slots__ = ("alike", "best", "classes", "high", "lead", "low", "options", "wins")
+    __slots__ = ("alike", "best", "classes", "high", "lead", "low", "most", "options", "wins")
 
     def __init__(
         self, options: list[Play], classes: Classes, lead: tuple[Unit, ...], wins: list[int]
@@ -472,6 +487,7 @@ class _Entry:
         self.lead = lead
         self.wins = wins
         self.alike: list[int] = []
+        self.most = HIGH
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -524,6 +540,7 @@ class Solver:
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
+    _units: UnitLeads = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
         default_factory=dict
@@ -597,7 +614,7 @@ class Solver:
         table = self.game.table
         strength = table.context.strength
         found: dict[tuple[int, ...], Play] = {}
-        for lead in lead_options(table, hands, seat, self._throws):
+        for lead in lead_options(table, hands, seat, self._throws, self._units):
             key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
             if key not in found:
                 units = lead.units if key == tuple(sorted(lead.cards)) else ()
@@ -818,22 +835,24 @@ class Solver:
             return 0
         if left == 1:
             return self._last_single(hands, leader)
+        # The hands themselves, not joined: each keeps its hash, and a play changes one.
+        key = (hands, leader)
+        entry = self.table.get(key)
         # Nothing to gain beyond the points still held, counted as the last trick may count
-        # them, and the kitty at its largest multiplier: a bound that cuts without a search.
-        most = held * self._factor + self._kitty_most(hands)
+        # them, and the kitty at its largest multiplier: a bound that cuts without a search,
+        # kept with the position once it is searched.
+        most = held * self._factor + self._kitty_most(hands) if entry is None else entry.most
         if most <= alpha:
             return most
         if beta <= 0:
             return 0
-        # The hands themselves, not joined: each keeps its hash, and a play changes one.
-        key = (hands, leader)
-        entry = self.table.get(key)
         if entry is None:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
             classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
+            entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
             alike = (_alike(self._layout, self._steps, hands, total), leader)
