@@ -56,6 +56,7 @@ __all__ = [
     "equivalent_cards",
     "lead_options",
     "legal_follows",
+    "loose_packed",
     "standing_throw",
     "sub_multisets",
 ]
@@ -232,26 +233,41 @@ Throws = dict[tuple[int, int, bytes], Play | None]
 """Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
 
 
+UnitLeads = dict[tuple[Counts, int], tuple[list[Play], list[int]]]
+"""A seat's unit leads (``lead_options``) and the suits it holds, by its hand and the seat."""
+
+
 def lead_options(
-    table: Table, hands: Sequence[Counts], seat: int, throws: Throws | None = None
+    table: Table,
+    hands: Sequence[Counts],
+    seat: int,
+    throws: Throws | None = None,
+    units: UnitLeads | None = None,
 ) -> list[Play]:
     """The leads searched: every unit the seat can cut, then each suit's standing throw.
 
     A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does not
-    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings.
+    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings;
+    ``units``, when given, keeps the units per the seat's hand.
     """
     ctx = table.context
     counts = hands[seat]
-    leads: list[Play] = []
-    suits = set()
-    for k in range(KINDS):
-        if counts[k]:
-            suits.add(ctx.suit[k])
-            for unit in units_containing_lowest(ctx, counts, k, counts[k]):
-                leads.append(Play(seat, tuple(unit.cards()), (unit,)))
+    kept = None if units is None else units.get((counts, seat))
+    if kept is None:
+        cut: list[Play] = []
+        held = set()
+        for k in range(KINDS):
+            if counts[k]:
+                held.add(ctx.suit[k])
+                for unit in units_containing_lowest(ctx, counts, k, counts[k]):
+                    cut.append(Play(seat, tuple(unit.cards()), (unit,)))
+        kept = (cut, sorted(held))
+        if units is not None:
+            units[(counts, seat)] = kept
+    leads, suits = list(kept[0]), kept[1]
     if table.ruleset.throw.allowed:
         throws = {} if throws is None else throws
-        for suit in sorted(suits):
+        for suit in suits:
             kinds = _kinds_of(ctx.steps[suit])
             key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
             if key not in throws:
@@ -351,6 +367,104 @@ def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> t
     return tuple(sorted(kept))
 
 
+Layout = tuple[tuple[int, int], ...]
+"""The deck's steps, suit by suit and low to high in each: a step of one kind as (the kind, the
+kind when of no points else -1), a step of several as (-2 - its place among those steps, its
+first kind of no points or -1), and each suit's start as (-1, -1)."""
+
+
+def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
+    layout: list[tuple[int, int]] = []
+    shared: list[tuple[int, ...]] = []
+    for steps in table.context.steps:
+        layout.append((-1, -1))
+        for step in steps:
+            free = next((k for k in step if not POINTS[k]), -1)
+            if len(step) == 1:
+                layout.append((step[0], free))
+            else:
+                layout.append((-2 - len(shared), free))
+                shared.append(step)
+    return tuple(layout), tuple(shared)
+
+
+def _alike(
+    layout: Layout, shared: tuple[tuple[int, ...], ...], hands: tuple[Counts, ...], total: list[int]
+) -> tuple[Counts, ...]:
+    """The hands with each loose card moved as low as it goes past no other card in play.
+
+    A loose card is of a kind of no points that is the only one in play on its step and of
+    which no seat holds two: it is in no pair or tractor, so only its suit, its points and
+    its order against the cards in play count (its copies tie as before: they stay one kind).
+    Moved to a lower step of its suit where no card is in play, to a kind of no points, past
+    only loose cards (which keep their order), it gives the same game: the same units, follow
+    duties, throw checks, trick winners and points (R-UNIT, R-FOLLOW, R-THROW-CHECK, R-WIN).
+    Packing the loose cards between two other cards of a suit onto the lowest such steps
+    above the lower one makes one of every hands that differ only in where those cards lie.
+    ``total`` is the cards in play per kind. One pass over the deck's steps.
+    """
+    moves: list[tuple[int, int]] = []
+    low: list[int] = []  # the kinds loose cards may take since the suit's last other card
+    taken = 0
+    for k, free in layout:
+        if k >= 0:
+            n = total[k]
+            if not n:
+                if free >= 0:
+                    low.append(free)
+                continue
+        elif k == -1:
+            low.clear()
+            taken = 0
+            continue
+        else:
+            in_play = [kind for kind in shared[-2 - k] if total[kind]]
+            if not in_play:
+                if free >= 0:
+                    low.append(free)
+                continue
+            k = in_play[0]
+            n = total[k]
+            if len(in_play) > 1:
+                low.clear()
+                taken = 0
+                continue
+        if POINTS[k] or (n > 1 and max(hand[k] for hand in hands) > 1):
+            low.clear()
+            taken = 0
+            continue
+        low.append(free)
+        to = low[taken]
+        taken += 1
+        if to != k:
+            moves.append((k, to))
+    if not moves:
+        return hands
+    packed = [bytearray(hand) for hand in hands]
+    for k, to in moves:
+        for hand in packed:
+            if hand[k]:
+                hand[k] -= 1
+                hand[to] += 1
+    return (bytes(packed[0]), bytes(packed[1]), bytes(packed[2]), bytes(packed[3]))
+
+
+def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
+    """The hands at a trick's start with their loose cards packed low (``_alike``): a game of
+    the same value, and the same for every hands that differ only in where those cards lie.
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> from chaodipi.engine.cards import format_cards, parse_cards
+    >>> table = Table(CLASSIC, level="2", trump="H")
+    >>> hands = Position.start([parse_cards(h) for h in ("S7", "S9", "ST", "SQ")], 0).hands
+    >>> [format_cards([k for k in range(KINDS) if hand[k]]) for hand in loose_packed(table, hands)]
+    ['S3', 'S4', 'ST', 'SJ']
+    """
+    layout, steps = _layout(table)
+    total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+    return _alike(layout, steps, hands, total)
+
+
 Classes = tuple[dict[int, tuple[int, ...]], ...]
 """Each seat's classes of equivalent cards (``equivalent_cards``) for one trick."""
 
@@ -362,7 +476,7 @@ class _Entry:
     its options in the order tried and the index of the best found, the trick's classes of
     equivalent cards and lead, and within a trick the seat each option leaves winning it."""
 
-    __slots__ = ("best", "classes", "high", "lead", "low", "options", "wins")
+    __slots__ = ("alike", "best", "classes", "high", "lead", "low", "most", "options", "wins")
 
     def __init__(
         self, options: list[Play], classes: Classes, lead: tuple[Unit, ...], wins: list[int]
@@ -372,6 +486,8 @@ class _Entry:
         self.classes = classes
         self.lead = lead
         self.wins = wins
+        self.alike: list[int] = []
+        self.most = HIGH
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -388,22 +504,22 @@ class _Entry:
 class Solver:
     """Null-window alpha-beta over one hand's end, with its tables and node count.
 
-    ``value`` gives the points the defenders add from a position on (tricks, kitty bonus
-    and the last trick's own bonus); ``nodes`` counts the positions expanded (their plays
-    searched), all calls together, and past ``budget`` a call raises ``BudgetExceeded``, as
-    it does once ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per
-    trick start (the four count vectors and the leader), and ``_inner``, per position within
-    a trick (with the plays on the table), the bounds proved on its value, its plays and the
-    best one found; both are shared by every call. Plays are tried best found first, in a
-    position not searched before the play that last cut off a sibling (``_killers``), then
+    ``value`` gives the points the defenders add from a position on (tricks, kitty bonus and the
+    last trick's own bonus); ``nodes`` counts the positions expanded (their plays searched), all
+    calls together, and past ``budget`` a call raises ``BudgetExceeded``, as it does once
+    ``stopped`` (asked every 4,096 positions) says so. ``table`` keeps, per trick start (the
+    four count vectors and the leader), and ``_inner``, per position within a trick (with the
+    plays on the table), the bounds proved on its value, its plays and the best one found; both
+    are shared by every call. Trick starts alike (``loose_packed``) share their bounds through
+    ``_alike``, one entry per trick start expanded at most. Plays are tried best found first, in
+    a position not searched before the play that last cut off a sibling (``_killers``), then
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
-    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per
-    probe; the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's
-    follows per its hand, the trick and its classes) and ``_killers`` (the play that last cut
-    off a position, per seat, its hand and the plays on the table) gain at most one entry per
-    position expanded, as the tables do, and ``_throws`` one per suit of a trick start
-    expanded.
+    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
+    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
+    its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
+    position, per seat, its hand and the plays on the table) gain at most one entry per position
+    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -424,6 +540,7 @@ class Solver:
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
+    _units: UnitLeads = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
         default_factory=dict
@@ -432,6 +549,9 @@ class Solver:
     _guess: int = 0
     _most: dict[Counts, int] = field(default_factory=dict)
     _bonus: dict[int, int] = field(default_factory=dict)
+    _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
+    _layout: Layout = ()
+    _steps: tuple[tuple[int, ...], ...] = ()
 
     _defenders: tuple[bool, ...] = ()
     _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
@@ -441,6 +561,7 @@ class Solver:
     def __post_init__(self) -> None:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
+        self._layout, self._steps = _layout(self.game.table)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -493,7 +614,7 @@ class Solver:
         table = self.game.table
         strength = table.context.strength
         found: dict[tuple[int, ...], Play] = {}
-        for lead in lead_options(table, hands, seat, self._throws):
+        for lead in lead_options(table, hands, seat, self._throws, self._units):
             key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
             if key not in found:
                 units = lead.units if key == tuple(sorted(lead.cards)) else ()
@@ -564,12 +685,22 @@ class Solver:
         follows: list[tuple[int, ...]],
     ) -> list[int]:
         """The seat that wins the trick (R-WIN) once each of ``follows`` is added to ``plays``."""
-        if len(lead) > 1 or lead[0].length > 1:
-            return [(leader + self._winner(lead, (*plays[1:], cards))) % 4 for cards in follows]
-        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
-        # of the led suit or trump and stronger than the best before, take the trick.
         ctx = self.game.table.context
         led, suit, strength = ctx.suit[lead[0].top], ctx.suit, ctx.strength
+        if len(lead) > 1 or lead[0].length > 1:
+            # Only a follow all of the led suit or all trump can take the trick (R-WIN): any
+            # other leaves it with the best before, found once.
+            before = (leader + self._winner(lead, plays[1:])) % 4
+            winners = []
+            for cards in follows:
+                first = suit[cards[0]]
+                if first not in (led, TRUMP) or any(suit[k] != first for k in cards):
+                    winners.append(before)
+                else:
+                    winners.append((leader + self._winner(lead, (*plays[1:], cards))) % 4)
+            return winners
+        # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
+        # of the led suit or trump and stronger than the best before, take the trick.
 
         def stronger(cards: tuple[int, ...], best: int) -> bool:
             first = cards[0]
@@ -704,28 +835,35 @@ class Solver:
             return 0
         if left == 1:
             return self._last_single(hands, leader)
+        # The hands themselves, not joined: each keeps its hash, and a play changes one.
+        key = (hands, leader)
+        entry = self.table.get(key)
         # Nothing to gain beyond the points still held, counted as the last trick may count
-        # them, and the kitty at its largest multiplier: a bound that cuts without a search.
-        most = held * self._factor + self._kitty_most(hands)
+        # them, and the kitty at its largest multiplier: a bound that cuts without a search,
+        # kept with the position once it is searched.
+        most = held * self._factor + self._kitty_most(hands) if entry is None else entry.most
         if most <= alpha:
             return most
         if beta <= 0:
             return 0
-        # The hands themselves, not joined: each keeps its hash, and a play changes one.
-        key = (hands, leader)
-        entry = self.table.get(key)
         if entry is None:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
             classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
+            entry.most = most
             self.table[key] = entry
-        else:
-            known, alpha, beta = entry.cut(alpha, beta)
-            if known is not None:
-                return known
-        return self._expand(hands, leader, (), (), held, alpha, beta, entry)
+            # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
+            alike = (_alike(self._layout, self._steps, hands, total), leader)
+            entry.alike = self._alike.get(alike) or self._alike.setdefault(alike, [LOW, HIGH])
+        entry.low, entry.high = entry.alike
+        known, alpha, beta = entry.cut(alpha, beta)
+        if known is not None:
+            return known
+        found = self._expand(hands, leader, (), (), held, alpha, beta, entry)
+        entry.alike[0], entry.alike[1] = entry.low, entry.high
+        return found
 
     def _trick(
         self,

@@ -32,6 +32,7 @@ from chaodipi.engine.solver import (
     equivalent_cards,
     lead_options,
     legal_follows,
+    loose_packed,
 )
 from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import Unit
@@ -121,6 +122,24 @@ def test_r_win_r_kitty_the_solver_equals_plain_minimax(ruleset: str, seed: int, 
     assert points + solver.value(position) == expected
     # The same value again, from the table the first search filled.
     assert points + solver.value(position) == expected
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
+def test_r_win_hands_with_their_loose_cards_packed_have_the_same_value(
+    ruleset: str, seed: int, k: int
+) -> None:
+    # The solver shares bounds between hands alike: sound only if the packed game's plain
+    # minimax equals the hand's own.
+    game, position, points = _window(ruleset, seed, k)
+    packed = loose_packed(game.table, position.hands)
+    assert [sum(hand) for hand in packed] == [sum(hand) for hand in position.hands]
+    try:
+        expected = _minimax(game, position, points, [0])
+        assert _minimax(game, Position(packed, position.leader), points, [0]) == expected
+    except _TooBig:
+        assume(False)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
