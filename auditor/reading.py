@@ -7,6 +7,12 @@ per field, each naming the field's path; nothing here raises on a bad record.
 Repeated fields are bounded by the ruleset (``Limits``), above any real hand but low enough
 that a hostile record (10,000 tricks, 5,000 cards in a play) is rejected at once instead of
 replayed for seconds: ``tricks: 10000 tricks, at most 33``.
+
+The draw order and the tricks, most of a record, are read from their encoding
+(``_ENCODED_RECORD``): a deck card, a single card or a pair played is one look-up of its
+bytes. Anything but the form a canonical writer gives valid fields (an unknown token or
+field, a seat out of range, a declared split) is read again field by field, so a bad
+record's violations are the same either way.
 """
 
 from __future__ import annotations
@@ -14,7 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Protocol, cast
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
 
 from chaodipi.auditor.wire import BID_KINDS, SUITS_BY_PROTO, TOKEN_KINDS
 from chaodipi.engine import (
@@ -260,6 +269,7 @@ def read_game(
         ruleset = resolved
     limits = Limits.of(ruleset)
     reader = _Reader(limits)
+    encoded = _encoded(record)
     ctx = record.context
     team_levels = (
         reader.level(ctx.team0_level, f"{prefix}context.team0_level"),
@@ -286,7 +296,9 @@ def read_game(
     elif deal == "draw_order":
         order = record.draw_order
         first = reader.seat(order.first_drawer, f"{prefix}draw_order.first_drawer")
-        deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
+        deck = _deck_from_wire(encoded.draw_order, order.first_drawer, limits.deal)
+        if deck is None:
+            deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
         dealt_count = max(len(deck) - ruleset.kitty_size, 0)
         # Card i goes to seat (first + i) % 4: each seat's cards are every fourth, in C.
         hands = [deck[(seat - first) % 4 : dealt_count : 4] for seat in range(4)]
@@ -309,62 +321,14 @@ def read_game(
         _read_exchange(reader, ex, f"{prefix}kitty_exchanges[{i}]")
         for i, ex in enumerate(all_exchanges)
     ]
-    tricks = []
+    tricks: list[ReadTrick] = []
     all_tricks: Sequence[records_pb2.Trick] = record.tricks
-    if reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
-        all_tricks = all_tricks[:0]
-    max_cards = limits.held
-    for t, trick in enumerate(all_tricks):
-        # The hot path of reading: paths are formatted only when a field is bad.
-        plays = []
-        all_plays: Sequence[records_pb2.Play] = trick.plays
-        play_count = len(all_plays)
-        if play_count > PLAYS_PER_TRICK:
-            reader.too_many(play_count, PLAYS_PER_TRICK, "plays", f"{prefix}tricks[{t}].plays")
-            all_plays = all_plays[:0]
-        for p, play in enumerate(all_plays):
-            seat = play.seat
-            if not 0 <= seat < 4:
-                seat = reader.seat(seat, f"{prefix}tricks[{t}].plays[{p}].seat")
-            tokens_played = play.cards
-            try:
-                played = len(tokens_played)
-                if played == 1:  # most plays: one look-up, no list copied from protobuf
-                    cards = [TOKEN_KINDS[tokens_played[0]]]
-                elif played > max_cards:
-                    raise KeyError  # reader.cards reports it
-                else:
-                    cards = list(map(_KIND_OF, tokens_played[:]))
-            except KeyError:
-                cards = reader.cards(tokens_played, f"{prefix}tricks[{t}].plays[{p}].cards")
-            # Only a lead carries a failed throw's attempt; a follow's is never read.
-            attempted: list[int] = []
-            if p == 0 and play.attempted:
-                attempted = reader.cards(
-                    play.attempted, f"{prefix}tricks[{t}].plays[{p}].attempted"
-                )
-            plays.append(ReadPlay(seat, cards, attempted))
-        if not play_count:
-            reader.violations.append(
-                Violation(f"{prefix}tricks[{t}].plays", "a trick needs at least the lead")
-            )
-        units = trick.declared_split
-        split = (
-            [
-                reader.cards(u.cards, f"{prefix}tricks[{t}].declared_split[{i}].cards")
-                for i, u in enumerate(units)
-            ]
-            if units
-            and not reader.too_many(
-                len(units), limits.held, "units", f"{prefix}tricks[{t}].declared_split"
-            )
-            else None
-        )
-        leader = trick.leader
-        if not 0 <= leader < 4:
-            leader = reader.seat(leader, f"{prefix}tricks[{t}].leader")
-        claim = trick.claim if trick.HasField("claim") else None
-        tricks.append(ReadTrick(leader, plays, split, claim))
+    if not reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
+        for t, trick in enumerate(encoded.tricks):
+            read = _trick_from_wire(trick, limits.held)
+            if read is None:
+                read = _read_trick(reader, all_tricks[t], f"{prefix}tricks[{t}]")
+            tricks.append(read)
     if reader.violations:
         return reader.violations
     return ReadHand(
@@ -382,6 +346,223 @@ def read_game(
         incomplete=record.metadata.get(INCOMPLETE_KEY, ""),
         unsupported=record.metadata.get(UNSUPPORTED_KEY, ""),
     )
+
+
+def _read_trick(reader: _Reader, trick: records_pb2.Trick, path: str) -> ReadTrick:
+    """A trick read field by field, every malformed field a violation (``_trick_from_wire``
+    reads the usual ones)."""
+    plays = []
+    all_plays: Sequence[records_pb2.Play] = trick.plays
+    play_count = len(all_plays)
+    if reader.too_many(play_count, PLAYS_PER_TRICK, "plays", f"{path}.plays"):
+        all_plays = all_plays[:0]
+    for p, play in enumerate(all_plays):
+        seat = reader.seat(play.seat, f"{path}.plays[{p}].seat")
+        cards = reader.cards(play.cards, f"{path}.plays[{p}].cards")
+        # Only a lead carries a failed throw's attempt; a follow's is never read.
+        attempted: list[int] = []
+        if p == 0 and play.attempted:
+            attempted = reader.cards(play.attempted, f"{path}.plays[{p}].attempted")
+        plays.append(ReadPlay(seat, cards, attempted))
+    if not play_count:
+        reader.violations.append(Violation(f"{path}.plays", "a trick needs at least the lead"))
+    units = trick.declared_split
+    split = (
+        [reader.cards(u.cards, f"{path}.declared_split[{i}].cards") for i, u in enumerate(units)]
+        if units
+        and not reader.too_many(len(units), reader.limits.held, "units", f"{path}.declared_split")
+        else None
+    )
+    leader = reader.seat(trick.leader, f"{path}.leader")
+    claim = trick.claim if trick.HasField("claim") else None
+    return ReadTrick(leader, plays, split, claim)
+
+
+class _EncodedRecord(Protocol):
+    """A record as ``_ENCODED_RECORD`` reads it: its draw order and tricks as their bytes."""
+
+    draw_order: bytes
+    tricks: Sequence[bytes]
+
+
+def _encoded_record_message() -> type[Message]:
+    """A message that reads a ``GameRecord``'s draw order and tricks alone, left as bytes.
+
+    ``GameRecord`` with those fields declared ``bytes``, which the wire allows: every other
+    field stays unread. Read from their bytes (``_deck_from_wire``, ``_trick_from_wire``), the
+    deck and the tricks cost a fraction of asking the messages for each field and token.
+    """
+    name = "chaodipi/auditor/encoded_record.proto"
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName(name)
+    except KeyError:
+        file = descriptor_pb2.FileDescriptorProto(
+            name=name, package="chaodipi.auditor", syntax="proto3"
+        )
+        message = file.message_type.add(name="EncodedRecord")
+        fields = records_pb2.GameRecord.DESCRIPTOR.fields_by_name
+        for field_name, label in (
+            ("draw_order", descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL),
+            ("tricks", descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED),
+        ):
+            message.field.add(
+                name=field_name,
+                number=fields[field_name].number,
+                label=label,
+                type=descriptor_pb2.FieldDescriptorProto.TYPE_BYTES,
+            )
+        pool.AddSerializedFile(file.SerializeToString())
+    return message_factory.GetMessageClass(
+        pool.FindMessageTypeByName("chaodipi.auditor.EncodedRecord")
+    )
+
+
+_ENCODED_RECORD: Final = _encoded_record_message()
+
+
+def _encoded(record: records_pb2.GameRecord) -> _EncodedRecord:
+    """The record through ``_ENCODED_RECORD``: one encode and one decode, both in C."""
+    return cast(_EncodedRecord, _ENCODED_RECORD.FromString(record.SerializeToString()))
+
+
+def _tag(message: Any, name: str, wire_type: int) -> int:
+    """The one-byte tag of a field (its number and wire type), as a canonical writer puts it."""
+    return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
+
+
+_VARINT: Final = 0
+_LEN: Final = 2
+_LEADER_TAG: Final = _tag(records_pb2.Trick, "leader", _VARINT)
+_PLAY_TAG: Final = _tag(records_pb2.Trick, "plays", _LEN)
+_CLAIM_TAG: Final = _tag(records_pb2.Trick, "claim", _LEN)
+_SEAT_TAG: Final = _tag(records_pb2.Play, "seat", _VARINT)
+_CARD_TAG: Final = _tag(records_pb2.Play, "cards", _LEN)
+_ATTEMPT_TAG: Final = _tag(records_pb2.Play, "attempted", _LEN)
+_FIRST_DRAWER_TAG: Final = _tag(records_pb2.DrawOrder, "first_drawer", _VARINT)
+
+
+_NO_CARD: Final = 0xFF
+
+
+def _kinds_by_code() -> bytes:
+    kinds = bytearray([_NO_CARD]) * 0x10000
+    for token, kind in TOKEN_KINDS.items():
+        kinds[ord(token[0]) << 8 | ord(token[1])] = kind
+    return bytes(kinds)
+
+
+_KINDS_BY_CODE: Final = _kinds_by_code()
+"""Card kinds by a token's two bytes (``first << 8 | second``), ``_NO_CARD`` for no token: bytes,
+which the garbage collector never walks."""
+_DECK_CARD: Final = bytes((_tag(records_pb2.DrawOrder, "deck", _LEN), 2))
+_KINDS_BY_DECK_WORD: Final = {
+    memoryview(_DECK_CARD + token.encode()).cast("I")[0]: kind
+    for token, kind in TOKEN_KINDS.items()
+}
+"""Card kinds by a deck card's encoding (tag, length 2, token) read as a 4-byte word."""
+
+
+def _copies_by_code() -> dict[bytes, tuple[int, int, int]]:
+    """A single card or a pair played, as a canonical writer encodes it: the seat when not 0
+    (tag, seat), then each card (tag, length 2, token); by its bytes."""
+    cards = [(bytes((_CARD_TAG, 2)) + t.encode(), k) for t, k in TOKEN_KINDS.items()]
+    seats = [b"", *(bytes((_SEAT_TAG, seat)) for seat in range(1, 4))]
+    return {
+        seats[seat] + card * copies: (seat, kind, copies)
+        for seat in range(4)
+        for card, kind in cards
+        for copies in (1, 2)
+    }
+
+
+_COPIES_BY_CODE: Final = _copies_by_code()
+"""The encodings of single cards and pairs (most plays), each play's ``(seat, kind, copies)``."""
+
+
+def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int] | None:
+    """The deck of a draw order a canonical writer wrote (its cards, each in four bytes, then
+    the first drawer when not 0), or None: then the full reader reads it."""
+    tail = bytes((_FIRST_DRAWER_TAG, first_drawer)) if 0 < first_drawer < 128 else b""
+    end = len(data) - len(tail)
+    if end < 0 or end % 4 or end // 4 > max_cards or data[end:] != tail:
+        return None
+    try:  # one look-up a card, in C
+        return list(map(_KINDS_BY_DECK_WORD.__getitem__, memoryview(data)[:end].cast("I")))
+    except KeyError:
+        return None
+
+
+def _play_from_wire(data: bytes, lead: bool, max_cards: int) -> ReadPlay | None:
+    """A play read from its encoding as a canonical writer encodes a valid one (seat 0-3,
+    upper-case tokens, an attempt on a lead only), or None: the full reader reads it."""
+    size = len(data)
+    seat = 0
+    i = 0
+    if size > 1 and data[0] == _SEAT_TAG:
+        seat = data[1]
+        if seat > 3:  # a seat out of range, or more than one byte
+            return None
+        i = 2
+    cards: list[int] = []
+    attempted: list[int] = []
+    for tag, kinds in ((_CARD_TAG, cards), (_ATTEMPT_TAG, attempted)):
+        while i + 3 < size and data[i] == tag and data[i + 1] == 2:
+            kind = _KINDS_BY_CODE[data[i + 2] << 8 | data[i + 3]]
+            if kind == _NO_CARD:
+                return None
+            kinds.append(kind)
+            i += 4
+    if i != size or len(cards) > max_cards or len(attempted) > max_cards:
+        return None
+    if attempted and not lead:
+        return None
+    return ReadPlay(seat, cards, attempted)
+
+
+def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
+    """A trick read from its bytes when a canonical writer wrote them and every field is
+    valid, or None: then the full reader reads it and names what is wrong.
+
+    Canonical: the leader (when not 0) in one byte, then the plays, each under 128 bytes,
+    then the claim, if any; no declared split, no field unknown to the reader. The bytes are
+    well formed (``SerializeToString`` wrote them): a length follows every tag.
+    """
+    size = len(data)
+    leader = 0
+    i = 0
+    if size and data[0] == _LEADER_TAG:
+        leader = data[1]
+        if leader > 3:  # a seat out of range, or more than one byte
+            return None
+        i = 2
+    plays: list[ReadPlay] = []
+    while i < size and data[i] == _PLAY_TAG:
+        end = i + 2 + data[i + 1]
+        if data[i + 1] > 127:  # a length of more than one byte
+            return None
+        encoded = data[i + 2 : end]
+        copies = _COPIES_BY_CODE.get(encoded)
+        if copies is not None:  # most plays
+            seat, kind, count = copies
+            plays.append(ReadPlay(seat, [kind] * count, []))
+        else:
+            play = _play_from_wire(encoded, not plays, max_cards)
+            if play is None:
+                return None
+            plays.append(play)
+        i = end
+    if not plays or len(plays) > PLAYS_PER_TRICK:
+        return None
+    claim = None
+    if i < size and data[i] == _CLAIM_TAG:
+        if data[i + 1] > 127 or i + 2 + data[i + 1] != size:
+            return None
+        claim = records_pb2.TrickClaim.FromString(data[i + 2 :])
+        i = size
+    if i != size:
+        return None
+    return ReadTrick(leader, plays, None, claim)
 
 
 def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:
