@@ -3,7 +3,8 @@
 Each trick is checked as the table played it (R-WIN, R-LEAD, R-THROW, R-FOLLOW) and then
 carried on with the cards as recorded, so later findings are still found. The hot path of
 the audit (about half its time): a single, pair or triple led takes its lead from the
-engine's cache, and a card played to a single is taken from the hand by its count.
+engine's cache, a follow answering it in kind is only taken from the hand, and cards held
+are taken by their counts.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from chaodipi.engine import (
     lead_of_one_kind,
     penalty_effect,
 )
+from chaodipi.engine.follow import check_follow
+from chaodipi.engine.trick import trick_winner
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
@@ -34,9 +37,33 @@ def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
     assert table is not None
+    suit = table.context.suit
+    hands = replay.hands
     for t, trick in enumerate(replay.read.tricks):
         answered = lead_trick(replay, table, t, trick)
-        for p in range(1, len(trick.plays)):
+        plays = trick.plays
+        # A single, pair or triple led is answered in kind by as many copies of one card of
+        # the led suit: a legal follow (R-FOLLOW) whatever else the hand holds. Such a play,
+        # in turn and held, makes no finding: it is only taken (most follows are).
+        width = led = 0
+        if answered is not None and len(answered.units) == 1 and not replay.want_steps:
+            unit = answered.units[0]
+            if len(unit.kinds) == 1:
+                width, led = unit.width, suit[unit.kinds[0]]
+        leader = trick.leader
+        for p in range(1, len(plays)):
+            play = plays[p]
+            cards = play.cards
+            if width and len(cards) == width and play.seat == (leader + p) % 4:
+                first = cards[0]
+                counts = hands[play.seat].counts
+                if (
+                    suit[first] == led
+                    and counts[first] >= width
+                    and (width == 1 or cards.count(first) == width)
+                ):
+                    counts[first] -= width
+                    continue
             follow_trick(replay, table, t, trick, p, answered)
         finish_trick(replay, table, t, trick, answered)
     replay.trick_index = replay.play_index = None
@@ -111,6 +138,7 @@ def follow_trick(
     counts = held.counts
     replay.play_index = p
     played = len(cards)
+    holds = counts[cards[0]] > 0 if played == 1 else not held.missing(cards)
     if played != size:
         findings.record(
             "WRONG_CARD_COUNT",
@@ -122,10 +150,10 @@ def follow_trick(
             expected=str(size),
             recorded=str(played),
         )
-    elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
+    elif answered is not None and holds:
         # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
-        verdict = table.follow(held, answered, cards)
-        if verdict.code:
+        verdict = check_follow(table.context, answered.units, held, cards)
+        if verdict is not None:
             finding = findings.record(
                 verdict.code,
                 f"seat {seat} {verdict.reason}",
@@ -136,8 +164,9 @@ def follow_trick(
                 recorded=" ".join(tokens(cards)),
             )
             finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
-    if played == 1 and counts[cards[0]]:
-        counts[cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    if holds:
+        for k in cards:  # all held: what ``take`` does, without its call
+            counts[k] -= 1
     else:
         replay.take(seat, cards, PLAY, "played", trick=t, play=p)
     if replay.want_steps:
@@ -350,8 +379,9 @@ def finish_trick(
     claim = trick.claim
     result = replay.computed.tricks[t]
     # A record its source says stops early may end in a short trick: the end, not a breach.
-    cut = bool(replay.read.incomplete) and t == len(replay.read.tricks) - 1 and len(plays) < 4
-    if len(plays) != 4 and not cut:
+    if len(plays) != 4 and not (
+        replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4
+    ):
         replay.findings.record(
             "WRONG_CARD_COUNT",
             f"trick {t + 1} has {len(plays)} plays; every seat plays once",
@@ -376,9 +406,9 @@ def finish_trick(
             if len(cards) == size:
                 eligible.append(i)
         if len(eligible) == len(follows):
-            index = table.winner(answered, follows)
+            index = trick_winner(table.context, answered.units, follows)
         else:
-            won = table.winner(answered, [follows[i - 1] for i in eligible])
+            won = trick_winner(table.context, answered.units, [follows[i - 1] for i in eligible])
             index = eligible[won - 1] if won else 0
     winner = plays[index].seat
     points = 0
