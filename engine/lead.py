@@ -300,9 +300,10 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
     each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
-    suit_steps = ctx.steps[ctx.suit[unit.top]]
-    floor = ctx.step[unit.top]
-    width, length = unit.shape
+    top = unit.kinds[-1]
+    suit_steps = ctx.steps[ctx.suit[top]]
+    floor = ctx.step[top]
+    width, length = unit.width, len(unit.kinds)
     if length == 1:
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
