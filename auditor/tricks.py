@@ -26,7 +26,7 @@ from chaodipi.engine import (
     lead_of_one_kind,
     penalty_effect,
 )
-from chaodipi.engine.follow import check_follow
+from chaodipi.engine.follow import check_follow, held_in_suit
 from chaodipi.engine.trick import trick_winner
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -43,8 +43,9 @@ def play_tricks(replay: HandState) -> None:
         answered = lead_trick(replay, table, t, trick)
         plays = trick.plays
         # A single, pair or triple led is answered in kind by as many copies of one card of
-        # the led suit: a legal follow (R-FOLLOW) whatever else the hand holds. Such a play,
-        # in turn and held, makes no finding: it is only taken (most follows are).
+        # the led suit, and by any cards from a hand void in the led suit: legal follows
+        # (R-FOLLOW). Such a play, in turn and held, makes no finding: it is only taken (most
+        # follows are).
         width = led = 0
         if answered is not None and len(answered.units) == 1 and not replay.want_steps:
             unit = answered.units[0]
@@ -57,12 +58,15 @@ def play_tricks(replay: HandState) -> None:
             if width and len(cards) == width and play.seat == (leader + p) % 4:
                 first = cards[0]
                 counts = hands[play.seat].counts
-                if (
-                    suit[first] == led
-                    and counts[first] >= width
-                    and (width == 1 or cards.count(first) == width)
+                if suit[first] == led:
+                    if counts[first] >= width and (width == 1 or cards.count(first) == width):
+                        counts[first] -= width
+                        continue
+                elif (counts[first] if width == 1 else not hands[play.seat].missing(cards)) and (
+                    not held_in_suit(table.context, counts, led)
                 ):
-                    counts[first] -= width
+                    for k in cards:
+                        counts[k] -= 1
                     continue
             follow_trick(replay, table, t, trick, p, answered)
         finish_trick(replay, table, t, trick, answered)
@@ -263,18 +267,20 @@ def _check_lead(
     # The lead format that counts for the kitty (R-KITTY): after a failed throw, the forced
     # unit, whether or not the table enforced it.
     replay.last_lead = throw.lead
+    accepted = False  # the table forced a unit the rule may force
     if throw.is_throw and not throw.stands:
         assert throw.forced is not None
         # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
-        forced = lead.cards if lead.attempted and throw.accepts_forced(lead.cards) else None
-        result.forced_unit.extend(tokens(throw.forced.cards() if forced is None else forced))
+        accepted = bool(lead.attempted) and throw.accepts_forced(lead.cards)
+        forced = lead.cards if accepted else throw.forced.cards()
+        result.forced_unit.extend(tokens(forced))
         on_dealer_side = seat % 2 == replay.dealer % 2
         result.penalty = penalty_effect(throw.penalty, on_dealer_side)
         if throw.stake_charge:
             # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
             replay.computed.stake_units += 1
     if lead.attempted:
-        return _check_enforced(replay, table, t, lead, attempt, throw)
+        return _check_enforced(replay, table, t, lead, attempt, throw, accepted)
     if throw.is_throw and not throw.stands:
         assert throw.forced is not None
         finding = findings.record(
@@ -299,8 +305,12 @@ def _check_enforced(
     lead: ReadPlay,
     attempt: Sequence[int],
     throw: ThrowVerdict,
+    accepted: bool,
 ) -> Lead | None:
-    """A throw the table forced: was it due, and was the right unit put down (R-THROW-FORCE)?"""
+    """A throw the table forced: was it due, and was the right unit put down (R-THROW-FORCE)?
+
+    ``accepted``: the cards put down are a unit the failed throw may force.
+    """
     seat = lead.seat
     if not throw.is_throw or throw.stands:
         replay.findings.record(
@@ -314,7 +324,7 @@ def _check_enforced(
             expected=" ".join(tokens(attempt)),
             recorded=" ".join(tokens(lead.cards)),
         )
-    elif throw.forced is not None and not throw.accepts_forced(lead.cards):
+    elif throw.forced is not None and not accepted:
         finding = replay.findings.record(
             "THROW_ENFORCED_WRONGLY",
             f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
