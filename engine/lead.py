@@ -164,7 +164,8 @@ def suit_label(suit: int) -> str:
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
     """Sort key putting larger units first, then wider, then longer, then higher tops."""
-    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
+    width, length = unit.width, len(unit.kinds)
+    return (-width * length, -width, -length, -ctx.strength[unit.kinds[-1]])
 
 
 def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
