@@ -162,6 +162,11 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
         if len(ordered) > ctx.decks:
             raise _impossible(ctx, ordered, ordered[0])
         return [Unit(len(ordered), (ordered[0],))]
+    if len(set(ordered)) == len(ordered):
+        # No card twice (a throw of singles, the common throw): every card is a unit, the
+        # highest first and equal ones in kind order, as the search would order them.
+        strength = ctx.strength
+        return [Unit(1, (k,)) for k in sorted(ordered, key=lambda k: -strength[k])]
     counts = Counter(ordered)
     width = max(counts.values(), default=0)
     if width > ctx.decks:
