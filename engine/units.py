@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.engine.cards import format_cards, label_cards
+from chaodipi.engine.cards import KINDS, format_cards, label_cards
 from chaodipi.engine.order import TrumpContext
 
 HeldCounts = Sequence[int] | Mapping[int, int]
@@ -196,7 +196,9 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
     """
     if not ordered:
         return ()
-    counts = Counter(ordered)
+    counts = [0] * KINDS  # a count vector: copied and looked up at C speed, unlike a Counter
+    for k in ordered:
+        counts[k] += 1
     best: tuple[Unit, ...] = ()
     best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
     for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
