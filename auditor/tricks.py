@@ -39,8 +39,9 @@ def play_tricks(replay: HandState) -> None:
     assert table is not None
     suit = table.context.suit
     hands = replay.hands
+    due = replay.dealer
     for t, trick in enumerate(replay.read.tricks):
-        answered = lead_trick(replay, table, t, trick)
+        answered = lead_trick(replay, table, t, trick, due)
         plays = trick.plays
         # A single, pair or triple led is answered in kind by as many copies of one card of
         # the led suit, and by any cards from a hand void in the led suit: legal follows
@@ -69,7 +70,7 @@ def play_tricks(replay: HandState) -> None:
                         counts[k] -= 1
                     continue
             follow_trick(replay, table, t, trick, p, answered)
-        finish_trick(replay, table, t, trick, answered)
+        due = finish_trick(replay, table, t, trick, answered)
     replay.trick_index = replay.play_index = None
 
 
@@ -88,16 +89,23 @@ def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> N
     )
 
 
-def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
+def lead_trick(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, due: int | None = None
+) -> Lead | None:
     """Trick ``t``'s lead: its leader's turn, the lead (and a throw) checked, its cards taken.
 
     Returns the lead the follows answer, None when none can. It reads only the trick's
-    first play, so a live referee calls it as soon as the lead is made.
+    first play, so a live referee calls it as soon as the lead is made. ``due`` is the seat
+    due to lead when the caller knows it (what ``finish_trick`` returned for the last trick);
+    else it is read from the results (a read of the report's messages costs more).
     """
     replay.trick_index, replay.play_index = t, None
     replay.current = []
     leader = trick.leader
-    expected_leader = replay.dealer if t == 0 else replay.computed.tricks[t - 1].winner
+    results = replay.computed.tricks
+    expected_leader = due
+    if expected_leader is None:
+        expected_leader = replay.dealer if t == 0 else results[t - 1].winner
     if leader != expected_leader:
         replay.findings.record(
             "OUT_OF_TURN",
@@ -110,7 +118,7 @@ def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lea
             expected=str(expected_leader),
             recorded=str(leader),
         )
-    result = replay.computed.tricks.add(leader=leader)
+    result = results.add(leader=leader)
     lead = trick.plays[0]
     if lead.seat != leader:
         _out_of_turn(replay, t, 0, lead.seat, leader)
@@ -383,8 +391,11 @@ def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
 
 def finish_trick(
     replay: HandState, table: Table, t: int, trick: ReadTrick, answered: Lead | None
-) -> None:
-    """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims."""
+) -> int:
+    """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims.
+
+    Returns the winner: the seat due to lead the next trick.
+    """
     plays = trick.plays
     claim = trick.claim
     result = replay.computed.tricks[t]
@@ -437,6 +448,7 @@ def finish_trick(
     if replay.want_steps:
         replay.current = []
         replay.snapshot(PLAY)
+    return winner
 
 
 def _check_trick_claim(
