@@ -352,7 +352,11 @@ class Hand:
         need: dict[int, int] = {}
         for k in cards:
             need[k] = need.get(k, 0) + 1
-        return [k for k, n in need.items() for _ in range(max(n - counts[k], 0))]
+        absent: list[int] = []
+        for k, n in need.items():
+            if n > counts[k]:
+                absent += [k] * (n - counts[k])
+        return absent
 
     def remove(self, cards: Iterable[int]) -> list[int]:
         """Give cards up (played or buried); returns those not held, which stay missing."""
