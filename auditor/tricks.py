@@ -40,6 +40,7 @@ def play_tricks(replay: HandState) -> None:
     suit = table.context.suit
     hands = replay.hands
     due = replay.dealer
+    results = replay.computed.tricks  # looked up once: each look-up costs a message read
     for t, trick in enumerate(replay.read.tricks):
         answered = lead_trick(replay, table, t, trick, due)
         plays = trick.plays
@@ -70,7 +71,7 @@ def play_tricks(replay: HandState) -> None:
                         counts[k] -= 1
                     continue
             follow_trick(replay, table, t, trick, p, answered)
-        due = finish_trick(replay, table, t, trick, answered)
+        due = finish_trick(replay, table, t, trick, answered, results[t])
     replay.trick_index = replay.play_index = None
 
 
@@ -390,15 +391,22 @@ def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
 
 
 def finish_trick(
-    replay: HandState, table: Table, t: int, trick: ReadTrick, answered: Lead | None
+    replay: HandState,
+    table: Table,
+    t: int,
+    trick: ReadTrick,
+    answered: Lead | None,
+    result: audit_pb2.TrickResult | None = None,
 ) -> int:
     """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims.
 
+    ``result`` is the trick's result (``lead_trick`` added it) when the caller holds it.
     Returns the winner: the seat due to lead the next trick.
     """
     plays = trick.plays
     claim = trick.claim
-    result = replay.computed.tricks[t]
+    if result is None:
+        result = replay.computed.tricks[t]
     # A record its source says stops early may end in a short trick: the end, not a breach.
     if len(plays) != 4 and not (
         replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4
