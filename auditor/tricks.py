@@ -123,13 +123,27 @@ def lead_trick(
     lead = trick.plays[0]
     if lead.seat != leader:
         _out_of_turn(replay, t, 0, lead.seat, leader)
-    answered = _check_lead(replay, table, t, trick, result)
-    replay.play_index = 0
+    cards = lead.cards
+    size = len(cards)
     counts = replay.hands[lead.seat].counts
-    if len(lead.cards) == 1 and counts[lead.cards[0]]:
-        counts[lead.cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    answered: Lead | None
+    if (
+        size
+        and not lead.attempted
+        and size <= table.context.decks
+        and cards.count(cards[0]) == size
+    ):
+        # One kind only (a single, pair or triple): one unit, never a throw (the common lead).
+        answered = replay.last_lead = lead_of_one_kind(cards[0], size)
+        held = counts[cards[0]] >= size
     else:
-        replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
+        answered = _check_lead(replay, table, t, trick, result)
+        held = size == 1 and counts[cards[0]] > 0
+    replay.play_index = 0
+    if held:
+        counts[cards[0]] -= size  # copies of one card, held: what ``take`` does, without its call
+    else:
+        replay.take(lead.seat, cards, PLAY, "led", trick=t, play=0)
     if replay.want_steps:
         replay.current.append((lead.seat, lead.cards))
         replay.snapshot(PLAY)
@@ -190,16 +204,15 @@ def follow_trick(
 def _check_lead(
     replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
 ) -> Lead | None:
-    """Check the lead (and a throw); the lead the follows answer, None when none can."""
+    """Check the lead (and a throw); the lead the follows answer, None when none can.
+
+    ``lead_trick`` answers copies of one card itself: here come throws, tractors and leads
+    breaking the rules.
+    """
     lead = trick.plays[0]
     seat = lead.seat
     cards = lead.cards
     findings = replay.findings
-    decks = table.context.decks
-    if cards and not lead.attempted and len(cards) <= decks and cards.count(cards[0]) == len(cards):
-        # One kind only (a single, pair or triple): one unit, never a throw.
-        replay.last_lead = lead_of_one_kind(cards[0], len(cards))
-        return replay.last_lead
     replay.last_lead = None
     attempt = lead.attempted or cards
     split = trick.declared_split
