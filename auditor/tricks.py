@@ -3,7 +3,8 @@
 Each trick is checked as the table played it (R-WIN, R-LEAD, R-THROW, R-FOLLOW) and then
 carried on with the cards as recorded, so later findings are still found. The hot path of
 the audit (about half its time): a single, pair or triple led takes its lead from the
-engine's cache, and a card played to a single is taken from the hand by its count.
+engine's cache, a follow answering it in kind is only taken from the hand, and cards held
+are taken by their counts.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from chaodipi.engine import (
     lead_of_one_kind,
     penalty_effect,
 )
+from chaodipi.engine.follow import check_follow, held_in_suit
+from chaodipi.engine.trick import trick_winner
 from chaodipi.v1 import audit_pb2, records_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
@@ -34,11 +37,41 @@ def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
     assert table is not None
+    suit = table.context.suit
+    hands = replay.hands
+    due = replay.dealer
+    results = replay.computed.tricks  # looked up once: each look-up costs a message read
     for t, trick in enumerate(replay.read.tricks):
-        answered = lead_trick(replay, table, t, trick)
-        for p in range(1, len(trick.plays)):
+        answered = lead_trick(replay, table, t, trick, due)
+        plays = trick.plays
+        # A single, pair or triple led is answered in kind by as many copies of one card of
+        # the led suit, and by any cards from a hand void in the led suit: legal follows
+        # (R-FOLLOW). Such a play, in turn and held, makes no finding: it is only taken (most
+        # follows are).
+        width = led = 0
+        if answered is not None and len(answered.units) == 1 and not replay.want_steps:
+            unit = answered.units[0]
+            if len(unit.kinds) == 1:
+                width, led = unit.width, suit[unit.kinds[0]]
+        leader = trick.leader
+        for p in range(1, len(plays)):
+            play = plays[p]
+            cards = play.cards
+            if width and len(cards) == width and play.seat == (leader + p) % 4:
+                first = cards[0]
+                counts = hands[play.seat].counts
+                if suit[first] == led:
+                    if counts[first] >= width and (width == 1 or cards.count(first) == width):
+                        counts[first] -= width
+                        continue
+                elif (counts[first] if width == 1 else not hands[play.seat].missing(cards)) and (
+                    not held_in_suit(table.context, counts, led)
+                ):
+                    for k in cards:
+                        counts[k] -= 1
+                    continue
             follow_trick(replay, table, t, trick, p, answered)
-        finish_trick(replay, table, t, trick, answered)
+        due = finish_trick(replay, table, t, trick, answered, results[t])
     replay.trick_index = replay.play_index = None
 
 
@@ -57,16 +90,23 @@ def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> N
     )
 
 
-def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
+def lead_trick(
+    replay: HandState, table: Table, t: int, trick: ReadTrick, due: int | None = None
+) -> Lead | None:
     """Trick ``t``'s lead: its leader's turn, the lead (and a throw) checked, its cards taken.
 
     Returns the lead the follows answer, None when none can. It reads only the trick's
-    first play, so a live referee calls it as soon as the lead is made.
+    first play, so a live referee calls it as soon as the lead is made. ``due`` is the seat
+    due to lead when the caller knows it (what ``finish_trick`` returned for the last trick);
+    else it is read from the results (a read of the report's messages costs more).
     """
     replay.trick_index, replay.play_index = t, None
     replay.current = []
     leader = trick.leader
-    expected_leader = replay.dealer if t == 0 else replay.computed.tricks[t - 1].winner
+    results = replay.computed.tricks
+    expected_leader = due
+    if expected_leader is None:
+        expected_leader = replay.dealer if t == 0 else results[t - 1].winner
     if leader != expected_leader:
         replay.findings.record(
             "OUT_OF_TURN",
@@ -79,17 +119,31 @@ def lead_trick(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lea
             expected=str(expected_leader),
             recorded=str(leader),
         )
-    result = replay.computed.tricks.add(leader=leader)
+    result = results.add(leader=leader)
     lead = trick.plays[0]
     if lead.seat != leader:
         _out_of_turn(replay, t, 0, lead.seat, leader)
-    answered = _check_lead(replay, table, t, trick, result)
-    replay.play_index = 0
+    cards = lead.cards
+    size = len(cards)
     counts = replay.hands[lead.seat].counts
-    if len(lead.cards) == 1 and counts[lead.cards[0]]:
-        counts[lead.cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    answered: Lead | None
+    if (
+        size
+        and not lead.attempted
+        and size <= table.context.decks
+        and cards.count(cards[0]) == size
+    ):
+        # One kind only (a single, pair or triple): one unit, never a throw (the common lead).
+        answered = replay.last_lead = lead_of_one_kind(cards[0], size)
+        held = counts[cards[0]] >= size
     else:
-        replay.take(lead.seat, lead.cards, PLAY, "led", trick=t, play=0)
+        answered = _check_lead(replay, table, t, trick, result)
+        held = size == 1 and counts[cards[0]] > 0
+    replay.play_index = 0
+    if held:
+        counts[cards[0]] -= size  # copies of one card, held: what ``take`` does, without its call
+    else:
+        replay.take(lead.seat, cards, PLAY, "led", trick=t, play=0)
     if replay.want_steps:
         replay.current.append((lead.seat, lead.cards))
         replay.snapshot(PLAY)
@@ -111,6 +165,7 @@ def follow_trick(
     counts = held.counts
     replay.play_index = p
     played = len(cards)
+    holds = counts[cards[0]] > 0 if played == 1 else not held.missing(cards)
     if played != size:
         findings.record(
             "WRONG_CARD_COUNT",
@@ -122,10 +177,10 @@ def follow_trick(
             expected=str(size),
             recorded=str(played),
         )
-    elif answered is not None and (counts[cards[0]] if size == 1 else not held.missing(cards)):
+    elif answered is not None and holds:
         # A play of cards not held is CARD_NOT_IN_HAND below, not judged as a follow.
-        verdict = table.follow(held, answered, cards)
-        if verdict.code:
+        verdict = check_follow(table.context, answered.units, held, cards)
+        if verdict is not None:
             finding = findings.record(
                 verdict.code,
                 f"seat {seat} {verdict.reason}",
@@ -136,8 +191,9 @@ def follow_trick(
                 recorded=" ".join(tokens(cards)),
             )
             finding.evidence.legal_alternative.extend(tokens(verdict.alternative))
-    if played == 1 and counts[cards[0]]:
-        counts[cards[0]] -= 1  # one card held: what ``take`` does, without its call
+    if holds:
+        for k in cards:  # all held: what ``take`` does, without its call
+            counts[k] -= 1
     else:
         replay.take(seat, cards, PLAY, "played", trick=t, play=p)
     if replay.want_steps:
@@ -148,16 +204,15 @@ def follow_trick(
 def _check_lead(
     replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
 ) -> Lead | None:
-    """Check the lead (and a throw); the lead the follows answer, None when none can."""
+    """Check the lead (and a throw); the lead the follows answer, None when none can.
+
+    ``lead_trick`` answers copies of one card itself: here come throws, tractors and leads
+    breaking the rules.
+    """
     lead = trick.plays[0]
     seat = lead.seat
     cards = lead.cards
     findings = replay.findings
-    decks = table.context.decks
-    if cards and not lead.attempted and len(cards) <= decks and cards.count(cards[0]) == len(cards):
-        # One kind only (a single, pair or triple): one unit, never a throw.
-        replay.last_lead = lead_of_one_kind(cards[0], len(cards))
-        return replay.last_lead
     replay.last_lead = None
     attempt = lead.attempted or cards
     split = trick.declared_split
@@ -234,18 +289,20 @@ def _check_lead(
     # The lead format that counts for the kitty (R-KITTY): after a failed throw, the forced
     # unit, whether or not the table enforced it.
     replay.last_lead = throw.lead
+    accepted = False  # the table forced a unit the rule may force
     if throw.is_throw and not throw.stands:
         assert throw.forced is not None
         # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
-        forced = lead.cards if lead.attempted and throw.accepts_forced(lead.cards) else None
-        result.forced_unit.extend(tokens(throw.forced.cards() if forced is None else forced))
+        accepted = bool(lead.attempted) and throw.accepts_forced(lead.cards)
+        forced = lead.cards if accepted else throw.forced.cards()
+        result.forced_unit.extend(tokens(forced))
         on_dealer_side = seat % 2 == replay.dealer % 2
         result.penalty = penalty_effect(throw.penalty, on_dealer_side)
         if throw.stake_charge:
             # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
             replay.computed.stake_units += 1
     if lead.attempted:
-        return _check_enforced(replay, table, t, lead, attempt, throw)
+        return _check_enforced(replay, table, t, lead, attempt, throw, accepted)
     if throw.is_throw and not throw.stands:
         assert throw.forced is not None
         finding = findings.record(
@@ -270,8 +327,12 @@ def _check_enforced(
     lead: ReadPlay,
     attempt: Sequence[int],
     throw: ThrowVerdict,
+    accepted: bool,
 ) -> Lead | None:
-    """A throw the table forced: was it due, and was the right unit put down (R-THROW-FORCE)?"""
+    """A throw the table forced: was it due, and was the right unit put down (R-THROW-FORCE)?
+
+    ``accepted``: the cards put down are a unit the failed throw may force.
+    """
     seat = lead.seat
     if not throw.is_throw or throw.stands:
         replay.findings.record(
@@ -285,7 +346,7 @@ def _check_enforced(
             expected=" ".join(tokens(attempt)),
             recorded=" ".join(tokens(lead.cards)),
         )
-    elif throw.forced is not None and not throw.accepts_forced(lead.cards):
+    elif throw.forced is not None and not accepted:
         finding = replay.findings.record(
             "THROW_ENFORCED_WRONGLY",
             f"seat {seat}'s failed throw forced {label_cards(lead.cards)}; "
@@ -343,15 +404,26 @@ def _add_beats(finding: audit_pb2.Finding, throw: ThrowVerdict) -> None:
 
 
 def finish_trick(
-    replay: HandState, table: Table, t: int, trick: ReadTrick, answered: Lead | None
-) -> None:
-    """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims."""
+    replay: HandState,
+    table: Table,
+    t: int,
+    trick: ReadTrick,
+    answered: Lead | None,
+    result: audit_pb2.TrickResult | None = None,
+) -> int:
+    """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims.
+
+    ``result`` is the trick's result (``lead_trick`` added it) when the caller holds it.
+    Returns the winner: the seat due to lead the next trick.
+    """
     plays = trick.plays
     claim = trick.claim
-    result = replay.computed.tricks[t]
+    if result is None:
+        result = replay.computed.tricks[t]
     # A record its source says stops early may end in a short trick: the end, not a breach.
-    cut = bool(replay.read.incomplete) and t == len(replay.read.tricks) - 1 and len(plays) < 4
-    if len(plays) != 4 and not cut:
+    if len(plays) != 4 and not (
+        replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4
+    ):
         replay.findings.record(
             "WRONG_CARD_COUNT",
             f"trick {t + 1} has {len(plays)} plays; every seat plays once",
@@ -376,9 +448,9 @@ def finish_trick(
             if len(cards) == size:
                 eligible.append(i)
         if len(eligible) == len(follows):
-            index = table.winner(answered, follows)
+            index = trick_winner(table.context, answered.units, follows)
         else:
-            won = table.winner(answered, [follows[i - 1] for i in eligible])
+            won = trick_winner(table.context, answered.units, [follows[i - 1] for i in eligible])
             index = eligible[won - 1] if won else 0
     winner = plays[index].seat
     points = 0
@@ -397,6 +469,7 @@ def finish_trick(
     if replay.want_steps:
         replay.current = []
         replay.snapshot(PLAY)
+    return winner
 
 
 def _check_trick_claim(

@@ -345,10 +345,18 @@ class Hand:
         counts = self.counts
         if len(cards) == 1:
             return [] if counts[cards[0]] else list(cards)
+        if len(cards) == 2:
+            first, second = cards[0], cards[1]
+            if counts[first] >= (2 if first == second else 1) and counts[second]:
+                return []  # both held (most plays to a pair): no tally needed
         need: dict[int, int] = {}
         for k in cards:
             need[k] = need.get(k, 0) + 1
-        return [k for k, n in need.items() for _ in range(max(n - counts[k], 0))]
+        absent: list[int] = []
+        for k, n in need.items():
+            if n > counts[k]:
+                absent += [k] * (n - counts[k])
+        return absent
 
     def remove(self, cards: Iterable[int]) -> list[int]:
         """Give cards up (played or buried); returns those not held, which stay missing."""

@@ -35,7 +35,7 @@ from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
 from chaodipi.engine.verdict import Verdict
 
-__all__ = ["check_follow", "clear_caches", "legal_follow"]
+__all__ = ["check_follow", "clear_caches", "held_in_suit", "legal_follow"]
 
 Score = tuple[int, ...]
 Piece = tuple[int, tuple[int, ...]]
@@ -497,6 +497,11 @@ def check_follow(
         f"held {shown} but played {label_cards(play)} to a led {lead.name}",
         Cards(_complete(table, counts, pieces, size)),
     )
+
+
+def held_in_suit(ctx: TrumpContext, counts: Sequence[int], suit: int) -> int:
+    """How many cards of effective suit ``suit`` (0-3, or ``TRUMP``) the count vector holds."""
+    return sum(_tables(ctx).suits[suit].take(counts))
 
 
 def _slot_counts(lead: _Lead, play: Sequence[int], suit: Sequence[int]) -> list[int]:

@@ -164,7 +164,8 @@ def suit_label(suit: int) -> str:
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
     """Sort key putting larger units first, then wider, then longer, then higher tops."""
-    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
+    width, length = unit.width, len(unit.kinds)
+    return (-width * length, -width, -length, -ctx.strength[unit.kinds[-1]])
 
 
 def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
@@ -300,9 +301,10 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
     each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
-    suit_steps = ctx.steps[ctx.suit[unit.top]]
-    floor = ctx.step[unit.top]
-    width, length = unit.shape
+    top = unit.kinds[-1]
+    suit_steps = ctx.steps[ctx.suit[top]]
+    floor = ctx.step[top]
+    width, length = unit.width, len(unit.kinds)
     if length == 1:
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
@@ -338,12 +340,14 @@ def _forced_tie(
     strength = ctx.strength
     if rule.forced_unit is ForcedUnit.SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
-        return _tied_lowest(beaten, lambda u: (u.size, strength[u.top], u.width))
+        return _tied_lowest(
+            beaten, lambda u: (u.width * len(u.kinds), strength[u.kinds[-1]], u.width)
+        )
     # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
     # first, as the 80-fen program lists tractors and pairs before singles.
     lowest = _tied_lowest(
         units if rule.forced_unit is ForcedUnit.LOWEST_TOP else beaten,
-        lambda u: (strength[u.top], -u.size, -u.width),
+        lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width),
     )
     if rule.forced_unit is ForcedUnit.LOWEST_TOP:
         return lowest
@@ -392,17 +396,19 @@ def check_throw(
             suit=ctx.suit[units[0].top] if units else TRUMP,
         )
     beaten: list[Beat] = []
+    beaten_units: list[Unit] = []  # a unit beaten by several seats counts once
     for unit in units:
+        found = len(beaten)
         for offset in (1, 2, 3):
             seat = (leader + offset) % 4
             by = highest_over(ctx, hands[seat].counts, unit)
             if by is not None:
                 beaten.append(Beat(unit, seat, by))
+        if len(beaten) > found:
+            beaten_units.append(unit)
     suit = ctx.suit[units[0].top]
     if not beaten:
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
-    # A unit beaten by several seats counts once.
-    beaten_units = [u for u in units if any(b.unit is u for b in beaten)]
     tied = _forced_tie(ctx, rule, units, beaten_units)
     options: tuple[Unit, ...]
     if rule.forced_tie is ForcedTie.ATTEMPT_ORDER:

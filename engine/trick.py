@@ -290,11 +290,12 @@ def trick_winner(
     triple or tractor led; for a throw the play's best cutting (``_Cutter``) or, under
     ``HIGHEST_CARD``, its canonical split (``canonical_split``): polynomial in the n cards.
     """
-    led = ctx.suit[lead_units[0].top]
+    first = lead_units[0]
+    led = ctx.suit[first.kinds[-1]]
     if len(lead_units) == 1:
-        if lead_units[0].length == 1:
-            return _set_winner(ctx, led, lead_units[0], follows)
-        return _tractor_winner(ctx, led, lead_units[0], follows)
+        if len(first.kinds) == 1:
+            return _set_winner(ctx, led, first, follows)
+        return _tractor_winner(ctx, led, first, follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
         return _highest_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.engine.cards import format_cards, label_cards
+from chaodipi.engine.cards import KINDS, format_cards, label_cards
 from chaodipi.engine.order import TrumpContext
 
 HeldCounts = Sequence[int] | Mapping[int, int]
@@ -162,6 +162,11 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
         if len(ordered) > ctx.decks:
             raise _impossible(ctx, ordered, ordered[0])
         return [Unit(len(ordered), (ordered[0],))]
+    if len(set(ordered)) == len(ordered):
+        # No card twice (a throw of singles, the common throw): every card is a unit, the
+        # highest first and equal ones in kind order, as the search would order them.
+        strength = ctx.strength
+        return [Unit(1, (k,)) for k in sorted(ordered, key=lambda k: -strength[k])]
     counts = Counter(ordered)
     width = max(counts.values(), default=0)
     if width > ctx.decks:
@@ -191,7 +196,9 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
     """
     if not ordered:
         return ()
-    counts = Counter(ordered)
+    counts = [0] * KINDS  # a count vector: copied and looked up at C speed, unlike a Counter
+    for k in ordered:
+        counts[k] += 1
     best: tuple[Unit, ...] = ()
     best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
     for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
