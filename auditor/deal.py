@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
-from chaodipi.engine import KINDS, Hand, label_cards
+from chaodipi.engine import KINDS, label_cards
 from chaodipi.v1 import audit_pb2
 
 DEAL = audit_pb2.PHASE_DEAL
@@ -27,8 +27,9 @@ def check_deal(state: HandState) -> None:
     """DEAL_INVALID for a deal that is not whole decks, a hand or a kitty of the wrong size."""
     rs = state.ruleset
     findings = state.findings
-    vectors = [hand.counts for hand in state.hands]
-    counts = list(map(sum, zip(*vectors, Hand(state.kitty).counts, strict=True)))
+    counts = list(map(sum, zip(*[hand.counts for hand in state.hands], strict=True)))
+    for kind in state.kitty:  # a few cards: cheaper than a Hand of them
+        counts[kind] += 1
     if counts.count(rs.decks) != KINDS:
         extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
         missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
@@ -44,7 +45,7 @@ def check_deal(state: HandState) -> None:
             recorded=shown,
         )
     for seat, hand in enumerate(state.hands):
-        size = len(hand)
+        size = sum(hand.counts)  # len(hand), without its call
         if size != rs.hand_size:
             findings.record(
                 "DEAL_INVALID",
