@@ -26,7 +26,7 @@ from chaodipi.engine import (
     lead_of_one_kind,
     penalty_effect,
 )
-from chaodipi.engine.follow import check_follow, held_in_suit
+from chaodipi.engine.follow import check_follow, held_in_suit, most_copies_in_suit
 from chaodipi.engine.trick import trick_winner
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -46,8 +46,9 @@ def play_tricks(replay: HandState) -> None:
         plays = trick.plays
         # A single, pair or triple led is answered in kind by as many copies of one card of
         # the led suit, and by any cards from a hand void in the led suit: legal follows
-        # (R-FOLLOW). Such a play, in turn and held, makes no finding: it is only taken (most
-        # follows are).
+        # (R-FOLLOW), and so are two different cards of the led suit to a pair from a hand
+        # holding no pair of it. Such a play, in turn and held, makes no finding: it is only
+        # taken (most follows are).
         width = led = 0
         if answered is not None and len(answered.units) == 1 and not replay.want_steps:
             unit = answered.units[0]
@@ -63,6 +64,20 @@ def play_tricks(replay: HandState) -> None:
                 if suit[first] == led:
                     if counts[first] >= width and (width == 1 or cards.count(first) == width):
                         counts[first] -= width
+                        continue
+                    # Two different cards of the led suit to a pair, both held, from a hand
+                    # with no pair in the suit: legal too (no pair to play, R-FOLLOW-SHAPE).
+                    second = cards[-1]
+                    if (
+                        width == 2
+                        and second != first
+                        and suit[second] == led
+                        and counts[first]
+                        and counts[second]
+                        and most_copies_in_suit(table.context, counts, led) < 2
+                    ):
+                        counts[first] -= 1
+                        counts[second] -= 1
                         continue
                 elif (counts[first] if width == 1 else not hands[play.seat].missing(cards)) and (
                     not held_in_suit(table.context, counts, led)

@@ -504,6 +504,11 @@ def held_in_suit(ctx: TrumpContext, counts: Sequence[int], suit: int) -> int:
     return sum(_tables(ctx).suits[suit].take(counts))
 
 
+def most_copies_in_suit(ctx: TrumpContext, counts: Sequence[int], suit: int) -> int:
+    """The most copies of one card of effective suit ``suit`` the count vector holds."""
+    return max(_tables(ctx).suits[suit].take(counts))
+
+
 def _slot_counts(lead: _Lead, play: Sequence[int], suit: Sequence[int]) -> list[int]:
     counts = [0] * len(lead.table.kinds)
     slot = lead.tables.slot
