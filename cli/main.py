@@ -93,9 +93,12 @@ class _ReportPrinter:
         """Print one line of pieces: through Rich each piece's text is escaped (never read as
         markup) and given its style; as plain text the pieces' text is written as it is."""
         if self.plain:
-            # As Rich would print it, but never wrapped: control codes dropped, tabs expanded.
-            text = "".join(p if isinstance(p, str) else p[0] for p in pieces)
-            sys.stdout.write(text.translate(CONTROL_CODES).expandtabs(8) + "\n")
+            # As Rich would print it, but never wrapped: control codes dropped, tabs expanded
+            # (a printable line has neither: the usual one is written as it is).
+            text = "".join([p if isinstance(p, str) else p[0] for p in pieces])
+            if not text.isprintable():
+                text = text.translate(CONTROL_CODES).expandtabs(8)
+            sys.stdout.write(text + "\n")
         else:
             self.console.print(
                 "".join(
