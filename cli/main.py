@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
@@ -92,9 +93,12 @@ class _ReportPrinter:
         """Print one line of pieces: through Rich each piece's text is escaped (never read as
         markup) and given its style; as plain text the pieces' text is written as it is."""
         if self.plain:
-            # As Rich would print it, but never wrapped: control codes dropped, tabs expanded.
-            text = "".join(p if isinstance(p, str) else p[0] for p in pieces)
-            sys.stdout.write(text.translate(CONTROL_CODES).expandtabs(8) + "\n")
+            # As Rich would print it, but never wrapped: control codes dropped, tabs expanded
+            # (a printable line has neither: the usual one is written as it is).
+            text = "".join([p if isinstance(p, str) else p[0] for p in pieces])
+            if not text.isprintable():
+                text = text.translate(CONTROL_CODES).expandtabs(8)
+            sys.stdout.write(text + "\n")
         else:
             self.console.print(
                 "".join(
@@ -153,25 +157,29 @@ class _ReportPrinter:
             self.line("  ", (f"note: {note}", "dim"))
 
 
-def _audit_entry(
-    entry: records_pb2.RecordFile, ruleset: Ruleset | None
-) -> list[tuple[str, audit_pb2.AuditReport]]:
-    """Reports for one game, or for each hand of a match (match findings as an extra report)."""
+def _entry_auditor(
+    ruleset: Ruleset | None,
+) -> Callable[[records_pb2.RecordFile], list[tuple[str, audit_pb2.AuditReport]]]:
+    """What gives a record's reports (the auditor imported once, not for every record)."""
     from chaodipi.auditor import audit_game, audit_match
     from chaodipi.v1 import audit_pb2
 
-    if entry.WhichOneof("record") == "game":
-        return [("", audit_game(entry.game, ruleset=ruleset))]
-    match = audit_match(entry.match, ruleset=ruleset)
-    rows = [(f"hand {i + 1}", r) for i, r in enumerate(match.hands)]
-    if match.findings or match.rejections:
-        summary = audit_pb2.AuditReport(record_id=match.match_id, ruleset=entry.match.ruleset)
-        summary.findings.extend(match.findings)
-        summary.rejections.extend(match.rejections)
-        summary.breaches = sum(f.severity == audit_pb2.SEVERITY_BREACH for f in match.findings)
-        summary.scoring_errors = len(match.findings) - summary.breaches
-        rows.append(("match", summary))
-    return rows
+    def audit_entry(entry: records_pb2.RecordFile) -> list[tuple[str, audit_pb2.AuditReport]]:
+        """Reports for one game, or for each hand of a match (match findings as an extra report)."""
+        if entry.WhichOneof("record") == "game":
+            return [("", audit_game(entry.game, ruleset=ruleset))]
+        match = audit_match(entry.match, ruleset=ruleset)
+        rows = [(f"hand {i + 1}", r) for i, r in enumerate(match.hands)]
+        if match.findings or match.rejections:
+            summary = audit_pb2.AuditReport(record_id=match.match_id, ruleset=entry.match.ruleset)
+            summary.findings.extend(match.findings)
+            summary.rejections.extend(match.rejections)
+            summary.breaches = sum(f.severity == audit_pb2.SEVERITY_BREACH for f in match.findings)
+            summary.scoring_errors = len(match.findings) - summary.breaches
+            rows.append(("match", summary))
+        return rows
+
+    return audit_entry
 
 
 @app.command(cls=Command)
@@ -194,14 +202,15 @@ def audit(
     findings = 0
     printer = _ReportPrinter()
     reader = records.FileReader(fmt)
+    audit_entry = _entry_auditor(chosen)
+    if as_json:
+        from google.protobuf import json_format
     for path, loaded in reader.each(files):
         with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as advance:
             for entry in loaded.records:
-                for name, report in _audit_entry(entry, chosen):
+                for name, report in audit_entry(entry):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
-                        from google.protobuf import json_format
-
                         reports.append(json_format.MessageToDict(report))
                     else:
                         printer.report(f"{path.name} {name}".strip(), report)

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.importers.problems import Collector, ImportResult
-from chaodipi.importers.tokens import bad_token
+from chaodipi.importers.tokens import bad_token, canonical_records
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
+_RECORD_TAG = b"\x0a"  # field 1, length-delimited
 
 
 def encode_varint(value: int) -> bytes:
@@ -141,6 +142,16 @@ def read_pb(data: bytes, file: str, strict: bool = False) -> ImportResult:
     if parsed and all(message is not None for _, message in parsed):
         assert isinstance(frames, list)
         out.note(f"{file}: read as a length-delimited stream of {len(parsed)} RecordFile messages")
+        # The frames, each tagged as field 1, are the records as one message's repeated field.
+        ends = [start for start, _ in frames[1:]] + [len(data)]
+        field = b"".join(
+            [_RECORD_TAG + data[start:end] for (start, _), end in zip(frames, ends, strict=True)]
+        )
+        if canonical_records(records_pb2.RecordFile.DESCRIPTOR, field):
+            for _, message in parsed:
+                assert isinstance(message, records_pb2.RecordFile)
+                out.add(message)
+            return out.result
         for i, ((start, message), (_, body)) in enumerate(zip(parsed, frames, strict=True)):
             assert isinstance(message, records_pb2.RecordFile)
             _keep(out, message, f"record {i + 1} (byte {start})", body)
