@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -615,7 +616,9 @@ def apply_bid(
         if bid.kind is BidKind.LOCK and standing is not None:
             locked = _locked_place(ruleset.bidding, standing)
             entry, rank = locked or (standing.entry, standing.rank)
-            standing = StandingBid(standing.seat, standing.kind, standing.card, entry, rank, True)
+            standing = StandingBid(
+                standing.seat, standing.kind, standing.card, entry, rank, locked=True
+            )
         else:
             prefix = "" if joker is None else JOKER_WITH
             entry, rank = _ladder_place(ruleset.bidding, card, count, prefix) or ("", -1)
@@ -631,21 +634,26 @@ def apply_bid(
                 kitty_holder = bid.seat
             if bid.kind is BidKind.DECLARE:
                 first_declarer = bid.seat
-    return _next_state(
-        state,
-        state.phase,
-        level,
-        dealer,
-        trump,
-        trump_known,
-        kitty_holder,
-        standing,
-        first_declarer,
-        shown,
-        stake,
-        flips,
-        unchecked,
-        bids,
+    # Built by the constructor: ``dataclasses.replace`` costs twice as much (and stays
+    # interpreted when compiled), and a bid is replayed several times a hand.
+    return BiddingState(
+        level=level,
+        first_hand=state.first_hand,
+        holding_team=state.holding_team,
+        dealer=dealer,
+        dealer_by_bidding=state.dealer_by_bidding,
+        phase=state.phase,
+        standing=standing,
+        first_declarer=first_declarer,
+        trump=trump,
+        trump_known=trump_known,
+        shown=shown,
+        stake=stake,
+        kitty_holder=kitty_holder,
+        flips=flips,
+        draw_unchecked=unchecked,
+        bids=bids,
+        team_levels=state.team_levels,
     )
 
 
@@ -657,15 +665,7 @@ def end_drawing(state: BiddingState) -> BiddingState:
     """
     if state.phase is not Phase.DRAWING:
         raise ValueError(f"the drawing is already over (phase {state.phase.value})")
-    return _with_kitty_phase(
-        state,
-        Phase.DRAWN,
-        state.trump,
-        state.trump_known,
-        state.dealer,
-        state.level,
-        state.kitty_holder,
-    )
+    return dataclasses.replace(state, phase=Phase.DRAWN)
 
 
 def bury(
@@ -707,75 +707,14 @@ def bury(
         seat = dealer
     if seat is None:
         raise ValueError("no dealer: the bidding left it open; pass the record's dealer")
-    return _with_kitty_phase(
-        state, Phase.BURIED, trump, trump_known, seat, state._level_of_dealer(seat), seat
-    )
-
-
-def _with_kitty_phase(
-    state: BiddingState,
-    phase: Phase,
-    trump: int | None,
-    trump_known: bool,
-    dealer: int | None,
-    level: int | None,
-    kitty_holder: int | None,
-) -> BiddingState:
-    """The state in a new phase (drawn, buried): the bids made so far kept."""
-    return _next_state(
+    return dataclasses.replace(
         state,
-        phase,
-        level,
-        dealer,
-        trump,
-        trump_known,
-        kitty_holder,
-        state.standing,
-        state.first_declarer,
-        state.shown,
-        state.stake,
-        state.flips,
-        state.draw_unchecked,
-        state.bids,
-    )
-
-
-def _next_state(
-    state: BiddingState,
-    phase: Phase,
-    level: int | None,
-    dealer: int | None,
-    trump: int | None,
-    trump_known: bool,
-    kitty_holder: int | None,
-    standing: StandingBid | None,
-    first_declarer: int | None,
-    shown: tuple[tuple[int, int], ...],
-    stake: int,
-    flips: tuple[tuple[int, int], ...],
-    draw_unchecked: int,
-    bids: tuple[Bid, ...],
-) -> BiddingState:
-    """The state after ``state`` with the fields a bid or a phase change sets, built by its
-    constructor: ``dataclasses.replace`` costs twice as much."""
-    return BiddingState(
-        level,
-        state.first_hand,
-        state.holding_team,
-        dealer,
-        state.dealer_by_bidding,
-        phase,
-        standing,
-        first_declarer,
-        trump,
-        trump_known,
-        shown,
-        stake,
-        kitty_holder,
-        flips,
-        draw_unchecked,
-        bids,
-        state.team_levels,
+        phase=Phase.BURIED,
+        trump=trump,
+        trump_known=trump_known,
+        dealer=seat,
+        level=state._level_of_dealer(seat),
+        kitty_holder=seat,
     )
 
 
