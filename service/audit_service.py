@@ -101,6 +101,9 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         tenant = TENANT.get()
         read = STREAM.get()
         async with self.state.calls.budget(context.time_remaining()) as budget:
+            # Headers at once: the client knows the call is taken up (a shutdown now lets it
+            # finish) before the first summary, which waits for a batch of records.
+            await context.send_initial_metadata(())
             async for summary in upload(self.uploads, budget, tenant, request_iterator, read.take):
                 yield summary
 

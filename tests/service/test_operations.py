@@ -153,7 +153,11 @@ def test_sigterm_finishes_in_flight_calls(
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         with AuditClient(target, channel=channel) as client:
             upload = client.stub.UploadRecords(requests(), timeout=60)
-            assert sent.wait(30)  # the call is in flight before the server is told to stop
+            # The call is in flight before the server is told to stop: the server has taken it
+            # up (its headers came). A first message on the wire is not enough: a call the
+            # server has not taken up when it stops is cancelled.
+            upload.initial_metadata()
+            assert sent.wait(30)
             proc.send_signal(signal.SIGTERM)
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
             watch.cancel()
