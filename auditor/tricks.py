@@ -26,7 +26,7 @@ from chaodipi.engine import (
     lead_of_one_kind,
     penalty_effect,
 )
-from chaodipi.engine.follow import check_follow, held_in_suit, most_copies_in_suit
+from chaodipi.engine.follow import check_follow, follows_in_kind
 from chaodipi.engine.trick import trick_winner
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -37,18 +37,16 @@ def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
     assert table is not None
-    suit = table.context.suit
+    context = table.context
+    suit = context.suit
     hands = replay.hands
     due = replay.dealer
     results = replay.computed.tricks  # looked up once: each look-up costs a message read
     for t, trick in enumerate(replay.read.tricks):
         answered = lead_trick(replay, table, t, trick, due)
         plays = trick.plays
-        # A single, pair or triple led is answered in kind by as many copies of one card of
-        # the led suit, and by any cards from a hand void in the led suit: legal follows
-        # (R-FOLLOW), and so are two different cards of the led suit to a pair from a hand
-        # holding no pair of it. Such a play, in turn and held, makes no finding: it is only
-        # taken (most follows are).
+        # Most follows to a single, pair or triple led plainly follow it (``follows_in_kind``):
+        # such a play, in turn and held, makes no finding and is only taken.
         width = led = 0
         if answered is not None and len(answered.units) == 1 and not replay.want_steps:
             unit = answered.units[0]
@@ -59,29 +57,10 @@ def play_tricks(replay: HandState) -> None:
             play = plays[p]
             cards = play.cards
             if width and len(cards) == width and play.seat == (leader + p) % 4:
-                first = cards[0]
-                counts = hands[play.seat].counts
-                if suit[first] == led:
-                    if counts[first] >= width and (width == 1 or cards.count(first) == width):
-                        counts[first] -= width
-                        continue
-                    # Two different cards of the led suit to a pair, both held, from a hand
-                    # with no pair in the suit: legal too (no pair to play, R-FOLLOW-SHAPE).
-                    second = cards[-1]
-                    if (
-                        width == 2
-                        and second != first
-                        and suit[second] == led
-                        and counts[first]
-                        and counts[second]
-                        and most_copies_in_suit(table.context, counts, led) < 2
-                    ):
-                        counts[first] -= 1
-                        counts[second] -= 1
-                        continue
-                elif (counts[first] if width == 1 else not hands[play.seat].missing(cards)) and (
-                    not held_in_suit(table.context, counts, led)
-                ):
+                hand = hands[play.seat]
+                counts = hand.counts
+                held = counts[cards[0]] if width == 1 else not hand.missing(cards)
+                if held and follows_in_kind(context, width, led, counts, cards):
                     for k in cards:
                         counts[k] -= 1
                     continue

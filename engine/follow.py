@@ -35,7 +35,7 @@ from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
 from chaodipi.engine.verdict import Verdict
 
-__all__ = ["check_follow", "clear_caches", "held_in_suit", "legal_follow"]
+__all__ = ["check_follow", "clear_caches", "follows_in_kind", "legal_follow"]
 
 Score = tuple[int, ...]
 Piece = tuple[int, tuple[int, ...]]
@@ -499,14 +499,23 @@ def check_follow(
     )
 
 
-def held_in_suit(ctx: TrumpContext, counts: Sequence[int], suit: int) -> int:
-    """How many cards of effective suit ``suit`` (0-3, or ``TRUMP``) the count vector holds."""
-    return sum(_tables(ctx).suits[suit].take(counts))
-
-
-def most_copies_in_suit(ctx: TrumpContext, counts: Sequence[int], suit: int) -> int:
-    """The most copies of one card of effective suit ``suit`` the count vector holds."""
-    return max(_tables(ctx).suits[suit].take(counts))
+def follows_in_kind(
+    ctx: TrumpContext, width: int, led: int, counts: Sequence[int], play: Sequence[int]
+) -> bool:
+    """Whether ``play`` (``width`` cards the hand holds) plainly follows a lead of ``width``
+    copies of one card of effective suit ``led`` (R-FOLLOW): as many copies of one card of
+    the suit; any cards from a hand void in the suit; or, to a pair, two cards of the suit
+    from a hand holding no two of one card in it (R-FOLLOW-SHAPE). These are most follows,
+    answered without ``check_follow``'s scoring; False says only: ask ``check_follow``.
+    ``counts`` is the hand before the play. Bound: one pass over the suit's kinds.
+    """
+    suit = ctx.suit
+    first = play[0]
+    if suit[first] != led:
+        return not sum(_tables(ctx).suits[led].take(counts))
+    if play.count(first) == width:
+        return True
+    return width == 2 and suit[play[1]] == led and max(_tables(ctx).suits[led].take(counts)) < 2
 
 
 def _slot_counts(lead: _Lead, play: Sequence[int], suit: Sequence[int]) -> list[int]:

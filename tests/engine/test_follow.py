@@ -7,11 +7,12 @@ import random
 from collections import Counter
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chaodipi.engine.cards import CLUBS, HEARTS, Cards, Hand, full_deck, parse_cards, rank_index
-from chaodipi.engine.follow import check_follow, legal_follow
+from chaodipi.engine.follow import check_follow, follows_in_kind, legal_follow
 from chaodipi.engine.lead import lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
 from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG
@@ -315,3 +316,35 @@ def test_r_follow_shape_agrees_with_brute_force(seed: int, ruleset: Ruleset, sho
             score,
             top,
         )
+
+
+@pytest.mark.parametrize("ctx", [CTX, CS], ids=["classic", "changshu"])
+def test_r_follow_plain_follows_are_legal_and_include_pairs_from_a_hand_without_one(
+    ctx: TrumpContext,
+) -> None:
+    # follows_in_kind answers most follows without check_follow: it may say False of a legal
+    # play, never True of an illegal one; and it does take two cards of the suit to a pair from
+    # a hand holding no two of one card there (R-FOLLOW-SHAPE).
+    rng = random.Random(11)
+    deck = full_deck(ctx.decks)
+    plain = 0
+    for _ in range(200):
+        hand = Hand(rng.sample(deck, 25))
+        held = sorted(set(hand))
+        for width in (1, 2, 3):
+            led_kind = rng.choice(deck)
+            unit = Unit(width, (led_kind,))
+            led = ctx.suit[led_kind]
+            for play in combinations(list(hand), width):
+                if hand.missing(play) or len(held) < width:
+                    continue
+                if follows_in_kind(ctx, width, led, hand.counts, play):
+                    plain += 1
+                    assert check_follow(ctx, [unit], hand, play) is None, (play, led_kind)
+    assert plain
+    no_pair = Hand(parse_cards("SA SK S7 H3"))
+    spades = ctx.suit[parse_cards("S9")[0]]
+    assert follows_in_kind(ctx, 2, spades, no_pair.counts, parse_cards("SK S7"))
+    assert not follows_in_kind(
+        ctx, 2, spades, Hand(parse_cards("SA SA S7")).counts, parse_cards("SA S7")
+    )
