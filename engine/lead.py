@@ -164,8 +164,7 @@ def suit_label(suit: int) -> str:
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
     """Sort key putting larger units first, then wider, then longer, then higher tops."""
-    width, length = unit.width, len(unit.kinds)
-    return (-width * length, -width, -length, -ctx.strength[unit.kinds[-1]])
+    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
 
 
 def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
@@ -301,10 +300,9 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
     each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
-    top = unit.kinds[-1]
-    suit_steps = ctx.steps[ctx.suit[top]]
-    floor = ctx.step[top]
-    width, length = unit.width, len(unit.kinds)
+    suit_steps = ctx.steps[ctx.suit[unit.top]]
+    floor = ctx.step[unit.top]
+    width, length = unit.shape
     if length == 1:
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
@@ -340,14 +338,12 @@ def _forced_tie(
     strength = ctx.strength
     if rule.forced_unit is ForcedUnit.SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
-        return _tied_lowest(
-            beaten, lambda u: (u.width * len(u.kinds), strength[u.kinds[-1]], u.width)
-        )
+        return _tied_lowest(beaten, lambda u: (u.size, strength[u.top], u.width))
     # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
     # first, as the 80-fen program lists tractors and pairs before singles.
     lowest = _tied_lowest(
         units if rule.forced_unit is ForcedUnit.LOWEST_TOP else beaten,
-        lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width),
+        lambda u: (strength[u.top], -u.size, -u.width),
     )
     if rule.forced_unit is ForcedUnit.LOWEST_TOP:
         return lowest
