@@ -18,6 +18,7 @@ their counts apart). What is counted:
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import secrets
@@ -88,6 +89,27 @@ class Metrics:
         )
         self._http: WSGIServer | None = None
         self._thread: threading.Thread | None = None
+        self._answering = 0
+        self._quiet = asyncio.Event()  # no call being answered (used on the server's loop only)
+        self._quiet.set()
+
+    def call_started(self) -> None:
+        """A call is being answered (``chaodipi_calls_in_flight``)."""
+        self.in_flight.inc()
+        self._answering += 1
+        self._quiet.clear()
+
+    def call_ended(self) -> None:
+        """A call was answered and counted."""
+        self.in_flight.dec()
+        self._answering -= 1
+        if not self._answering:
+            self._quiet.set()
+
+    async def quiet(self) -> None:
+        """Return once every call started has been counted: a caller turned away has its
+        status before the server counts it."""
+        await self._quiet.wait()
 
     def count_summaries(self, summaries: Iterable[service_pb2.RecordSummary]) -> None:
         """Count uploaded records by outcome."""
@@ -144,7 +166,7 @@ def measured(
     def begin(context: grpc.aio.ServicerContext[Any, Any]) -> float:
         REQUEST_ID.set(request_id)
         context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id),))
-        metrics.in_flight.inc()
+        metrics.call_started()
         return time.perf_counter()
 
     def end(context: grpc.aio.ServicerContext[Any, Any], start: float, failure: Any) -> None:
@@ -157,9 +179,9 @@ def measured(
         else:
             code = grpc.StatusCode.UNKNOWN
         name = code.name
-        metrics.in_flight.dec()
         metrics.calls.labels(method, name).inc()
         metrics.latency.labels(method).observe(elapsed)
+        metrics.call_ended()
         calls_log.info(
             "%s %s %.1f ms", method, name, elapsed * 1000,
             extra={"method": method, "code": name, "ms": round(elapsed * 1000, 3)},

@@ -284,8 +284,10 @@ class RunningServer:
 
     async def idle(self) -> None:
         """Return once no call is auditing or storing anything (e.g. after a cancelled upload:
-        its last batch may still be being written when the client learns it was cancelled)."""
+        its last batch may still be being written when the client learns it was cancelled),
+        and every call answered is counted in the metrics."""
         await self.state.calls.idle()
+        await self.state.metrics.quiet()
 
     async def stop(self, grace: float | None = None) -> None:
         """Health NOT_SERVING, optional drain, then stop; in-flight calls get ``grace`` s."""
