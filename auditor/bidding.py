@@ -175,8 +175,8 @@ class Bidding:
     def take_kitty(self) -> bool:
         """The dealer takes up and buries the kitty: trump and dealer settle (False: they
         cannot, UNSUPPORTED or BID_ILLEGAL recorded)."""
-        if self.state.phase is Phase.DRAWING:
-            self.state = end_drawing(self.state)
+        # Straight from the drawing too (no end_drawing): the bury sets the phase, and the
+        # drawing's end changes nothing else it reads; a hand whose bury fails goes no further.
         settled = _bury(self, self.state)
         if settled is None:
             return False

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cache
+from itertools import chain
+
 from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
 from chaodipi.engine import KINDS, label_cards
+from chaodipi.engine.cards import full_deck
 from chaodipi.v1 import audit_pb2
 
 DEAL = audit_pb2.PHASE_DEAL
@@ -23,14 +27,27 @@ def _listed(what: str, cards: list[int]) -> str:
     return f"{what} {label_cards(cards)}"
 
 
+@cache
+def _whole_decks(decks: int) -> tuple[int, ...]:
+    """Every card of ``decks`` decks, in kind order: a whole deal, sorted."""
+    return tuple(full_deck(decks))
+
+
 def check_deal(state: HandState) -> None:
-    """DEAL_INVALID for a deal that is not whole decks, a hand or a kitty of the wrong size."""
+    """DEAL_INVALID for a deal that is not whole decks, a hand or a kitty of the wrong size.
+
+    It checks the deal as read (``state.read``): it runs before a card moves.
+    """
     rs = state.ruleset
     findings = state.findings
-    counts = list(map(sum, zip(*[hand.counts for hand in state.hands], strict=True)))
-    for kind in state.kitty:  # a few cards: cheaper than a Hand of them
-        counts[kind] += 1
-    if counts.count(rs.decks) != KINDS:
+    read = state.read
+    # Sorted in C, a whole deal is its decks in kind order: cheaper than adding up the hands'
+    # counts kind by kind, which only the message on a deal that is not whole decks needs.
+    deal = sorted(chain(*read.hands, read.kitty))
+    if tuple(deal) != _whole_decks(rs.decks):
+        counts = [0] * KINDS
+        for kind in deal:
+            counts[kind] += 1
         extra = [k for k in range(KINDS) for _ in range(max(counts[k] - rs.decks, 0))]
         missing = [k for k in range(KINDS) for _ in range(max(rs.decks - counts[k], 0))]
         parts = [_listed("extra", extra), _listed("missing", missing)]
@@ -44,8 +61,8 @@ def check_deal(state: HandState) -> None:
             expected=f"{rs.decks} copies of each of the 54 cards",
             recorded=shown,
         )
-    for seat, hand in enumerate(state.hands):
-        size = sum(hand.counts)  # len(hand), without its call
+    for seat, cards in enumerate(read.hands):
+        size = len(cards)
         if size != rs.hand_size:
             findings.record(
                 "DEAL_INVALID",
@@ -55,11 +72,11 @@ def check_deal(state: HandState) -> None:
                 expected=str(rs.hand_size),
                 recorded=str(size),
             )
-    if len(state.kitty) != rs.kitty_size:
+    if len(read.kitty) != rs.kitty_size:
         findings.record(
             "DEAL_INVALID",
-            f"the kitty holds {count_cards(len(state.kitty))}; {rs.id} keeps {rs.kitty_size}",
+            f"the kitty holds {count_cards(len(read.kitty))}; {rs.id} keeps {rs.kitty_size}",
             DEAL,
             expected=str(rs.kitty_size),
-            recorded=str(len(state.kitty)),
+            recorded=str(len(read.kitty)),
         )

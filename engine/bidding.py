@@ -336,7 +336,7 @@ def _bid_shape(rule: BiddingRule, cards: Sequence[int]) -> tuple[int | None, int
     """``(joker, card, count)`` of a bid's cards: ``count`` copies of ``card``, with one
     ``joker`` shown beside them where the ladder has ``J+`` entries; or why they are none."""
     card = cards[0]
-    if all(k == card for k in cards):
+    if cards.count(card) == len(cards):
         return None, card, len(cards)
     if any(entry.startswith(JOKER_WITH) for entry in rule.ladder):
         jokers = [k for k in cards if suit_of(k) is None]
@@ -421,12 +421,12 @@ def _held_reason(
     if bid.drawn_count is not None and not 0 <= bid.drawn_count <= len(held):
         return f"drawn_count {bid.drawn_count} does not fit a hand of {len(held)} cards"
     pool = held if bid.drawn_count is None else held[: bid.drawn_count]
-    have = sum(1 for k in pool if k == card)
+    have = pool.count(card)
     if rule.held_check is HeldCheck.EACH_CARD:
         # Each shown card is looked up in the hand on its own: one copy shows a pair too.
         used, count = 0, 1
     else:
-        used = sum(1 for seat, k in state.shown if seat == bid.seat and k == card)
+        used = state.shown.count((bid.seat, card))
     if have - used >= count:
         return None
     where = (
@@ -707,14 +707,25 @@ def bury(
         seat = dealer
     if seat is None:
         raise ValueError("no dealer: the bidding left it open; pass the record's dealer")
-    return dataclasses.replace(
-        state,
+    # By the constructor, as in apply_bid: ``dataclasses.replace`` costs twice as much.
+    return BiddingState(
+        level=state._level_of_dealer(seat),
+        first_hand=state.first_hand,
+        holding_team=state.holding_team,
+        dealer=seat,
+        dealer_by_bidding=state.dealer_by_bidding,
         phase=Phase.BURIED,
+        standing=state.standing,
+        first_declarer=state.first_declarer,
         trump=trump,
         trump_known=trump_known,
-        dealer=seat,
-        level=state._level_of_dealer(seat),
+        shown=state.shown,
+        stake=state.stake,
         kitty_holder=seat,
+        flips=state.flips,
+        draw_unchecked=state.draw_unchecked,
+        bids=state.bids,
+        team_levels=state.team_levels,
     )
 
 

@@ -210,6 +210,9 @@ def points_of(kinds: Iterable[int]) -> int:
 
 POINTS: Final = tuple(point_value(k) for k in range(KINDS))
 
+_KIND_SET: Final = frozenset(range(KINDS))
+"""Every card kind, 0-53: what a ``Hand`` may be built of."""
+
 
 class Cards(Sequence[int]):
     """Cards in the order given (a play, a lead, a legal alternative), printed as tokens.
@@ -291,7 +294,8 @@ class Hand:
 
     def __init__(self, cards: Iterable[int] | str = ()) -> None:
         kinds = parse_cards(cards) if isinstance(cards, str) else list(cards)
-        if kinds and not (min(kinds) >= 0 and max(kinds) < KINDS):
+        # One set look-up a card: cheaper than min() and max(), which compare every card twice.
+        if not _KIND_SET.issuperset(kinds):
             raise CardError(f"bad card kind in {kinds}: expected 0-53")
         counts = [0] * KINDS
         for k in kinds:
