@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 
 import pytest
@@ -14,7 +13,6 @@ from chaodipi.engine.bidding import (
     BidKind,
     FallbackResult,
     Phase,
-    StandingBid,
     Unsupported,
     apply_bid,
     bury,
@@ -415,33 +413,6 @@ def test_r_bid_start_needs_a_consistent_dealer() -> None:
 def test_r_bid_bury_without_a_declaration_needs_the_fallback() -> None:
     with pytest.raises(ValueError, match="fallback"):
         bury(end_drawing(first()))
-
-
-def test_r_bid_bury_keeps_the_bidding_so_far() -> None:
-    # bury builds its state field by field: each one it does not settle is carried over.
-    standing = StandingBid(2, BidKind.OVERCALL, parse_card("H6"), "2:H", 5, locked=True)
-    state = BiddingState(
-        level=None,
-        first_hand=True,
-        holding_team=None,
-        dealer=None,
-        dealer_by_bidding=True,
-        phase=Phase.DRAWN,
-        standing=standing,
-        first_declarer=3,
-        trump=HEARTS,
-        trump_known=True,
-        shown=((3, parse_card("H6")),),
-        stake=2,
-        kitty_holder=None,
-        flips=((0, parse_card("S2")),),
-        draw_unchecked=1,
-        bids=(bid(3, BidKind.DECLARE, "H6"),),
-        team_levels=(SIX, rank_index("7")),
-    )
-    settled = {"dealer": 1, "kitty_holder": 1, "level": rank_index("7")}
-    expected = dataclasses.replace(state, phase=Phase.BURIED, **settled)
-    assert bury(state, dealer=1) == expected
 
 
 # --- nobody declares ------------------------------------------------------------------------
