@@ -18,6 +18,8 @@ record's violations are the same either way.
 from __future__ import annotations
 
 import json
+import sys
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, cast
@@ -85,6 +87,10 @@ class Violation:
     description: str
 
 
+# The ``__init__`` of each class read_game builds is written out because mypyc compiles a
+# hand-written one to native code, while the one @dataclass generates stays interpreted
+# (@dataclass keeps a hand-written ``__init__``): ReadPlay and ReadTrick are built ~100 and
+# ~25 times a hand, and an interpreted call with keywords costs a few µs.
 @dataclass(slots=True)
 class ReadBid:
     seat: int
@@ -94,6 +100,22 @@ class ReadBid:
     trump_choice: int | None
     drawn_count: int | None
 
+    def __init__(
+        self,
+        seat: int,
+        kind: BidKind,
+        cards: list[int],
+        names_trump: bool,
+        trump_choice: int | None,
+        drawn_count: int | None,
+    ) -> None:
+        self.seat = seat
+        self.kind = kind
+        self.cards = cards
+        self.names_trump = names_trump
+        self.trump_choice = trump_choice
+        self.drawn_count = drawn_count
+
 
 @dataclass(slots=True)
 class ReadExchange:
@@ -101,10 +123,12 @@ class ReadExchange:
     picked_up: list[int]
     buried: list[int]
 
+    def __init__(self, seat: int, picked_up: list[int], buried: list[int]) -> None:
+        self.seat = seat
+        self.picked_up = picked_up
+        self.buried = buried
 
-# ReadPlay and ReadTrick are built ~100 and ~25 times a hand. Their ``__init__`` is written
-# out because mypyc compiles a hand-written one to native code, while the one @dataclass
-# generates stays interpreted (@dataclass keeps a hand-written ``__init__``).
+
 @dataclass(slots=True)
 class ReadPlay:
     seat: int
@@ -157,6 +181,38 @@ class ReadHand:
     violations: list[Violation] = field(default_factory=list)
     incomplete: str = ""  # INCOMPLETE_KEY: why the source says the record stops early
     unsupported: str = ""  # UNSUPPORTED_KEY: rules the record needs that no field models
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        hands: list[list[int]],
+        kitty: list[int],
+        first_drawer: int | None,
+        team_levels: tuple[int, int],
+        dealer: int | None,
+        first_hand: bool,
+        bids: list[ReadBid],
+        exchanges: list[ReadExchange],
+        tricks: list[ReadTrick],
+        claim: records_pb2.HandClaim | None,
+        violations: list[Violation] | None = None,
+        incomplete: str = "",
+        unsupported: str = "",
+    ) -> None:
+        self.ruleset = ruleset
+        self.hands = hands
+        self.kitty = kitty
+        self.first_drawer = first_drawer
+        self.team_levels = team_levels
+        self.dealer = dealer
+        self.first_hand = first_hand
+        self.bids = bids
+        self.exchanges = exchanges
+        self.tricks = tricks
+        self.claim = claim
+        self.violations = [] if violations is None else violations
+        self.incomplete = incomplete
+        self.unsupported = unsupported
 
 
 _KIND_OF = TOKEN_KINDS.__getitem__
@@ -295,8 +351,9 @@ def read_game(
         kitty = reader.cards(dealt.kitty, f"{prefix}dealt_hands.kitty", deal=True)
     elif deal == "draw_order":
         order = record.draw_order
-        first = reader.seat(order.first_drawer, f"{prefix}draw_order.first_drawer")
-        deck = _deck_from_wire(encoded.draw_order, order.first_drawer, limits.deal)
+        first_seat = order.first_drawer
+        first = reader.seat(first_seat, f"{prefix}draw_order.first_drawer")
+        deck = _deck_from_wire(encoded.draw_order, first_seat, limits.deal)
         if deck is None:
             deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
         dealt_count = max(len(deck) - ruleset.kitty_size, 0)
@@ -322,15 +379,17 @@ def read_game(
         for i, ex in enumerate(all_exchanges)
     ]
     tricks: list[ReadTrick] = []
-    all_tricks: Sequence[records_pb2.Trick] = record.tricks
-    if not reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
-        for t, trick in enumerate(encoded.tricks):
+    # The encoding holds each of the record's tricks, so it counts them too.
+    encoded_tricks = encoded.tricks
+    if not reader.too_many(len(encoded_tricks), limits.held, "tricks", f"{prefix}tricks"):
+        for t, trick in enumerate(encoded_tricks):
             read = _trick_from_wire(trick, limits.held)
             if read is None:
-                read = _read_trick(reader, all_tricks[t], f"{prefix}tricks[{t}]")
+                read = _read_trick(reader, record.tricks[t], f"{prefix}tricks[{t}]")
             tricks.append(read)
     if reader.violations:
         return reader.violations
+    metadata = record.metadata
     return ReadHand(
         ruleset=ruleset,
         hands=hands,
@@ -338,13 +397,13 @@ def read_game(
         first_drawer=first_drawer,
         team_levels=team_levels,
         dealer=dealer,
-        first_hand=record.context.first_hand,
+        first_hand=ctx.first_hand,
         bids=bids,
         exchanges=exchanges,
         tricks=tricks,
         claim=record.claim if record.HasField("claim") else None,
-        incomplete=record.metadata.get(INCOMPLETE_KEY, ""),
-        unsupported=record.metadata.get(UNSUPPORTED_KEY, ""),
+        incomplete=metadata.get(INCOMPLETE_KEY, ""),
+        unsupported=metadata.get(UNSUPPORTED_KEY, ""),
     )
 
 
@@ -456,11 +515,22 @@ _KINDS_BY_CODE: Final = _kinds_by_code()
 """Card kinds by a token's two bytes (``first << 8 | second``), ``_NO_CARD`` for no token: bytes,
 which the garbage collector never walks."""
 _DECK_CARD: Final = bytes((_tag(records_pb2.DrawOrder, "deck", _LEN), 2))
+
+
+def _deck_words(data: bytes) -> array[int]:
+    """Each deck card's encoding (tag, length 2, token) as a 4-byte word, read big-endian: the
+    token's bytes then fall in a word's low bits, where a dict finds its slot (read
+    little-endian, all 54 words share their low 16 bits, the tag and length, and collide)."""
+    words = array("I", data)
+    if sys.byteorder == "little":
+        words.byteswap()
+    return words
+
+
 _KINDS_BY_DECK_WORD: Final = {
-    memoryview(_DECK_CARD + token.encode()).cast("I")[0]: kind
-    for token, kind in TOKEN_KINDS.items()
+    _deck_words(_DECK_CARD + token.encode())[0]: kind for token, kind in TOKEN_KINDS.items()
 }
-"""Card kinds by a deck card's encoding (tag, length 2, token) read as a 4-byte word."""
+"""Card kinds by a deck card's encoding as ``_deck_words`` reads it."""
 
 
 def _copies_by_code() -> dict[bytes, tuple[int, int, int]]:
@@ -478,6 +548,8 @@ def _copies_by_code() -> dict[bytes, tuple[int, int, int]]:
 
 _COPIES_BY_CODE: Final = _copies_by_code()
 """The encodings of single cards and pairs (most plays), each play's ``(seat, kind, copies)``."""
+_claim_from_wire: Final = records_pb2.TrickClaim.FromString
+"""A trick's claim from its bytes: the method looked up once, not for every trick."""
 
 
 def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int] | None:
@@ -488,7 +560,7 @@ def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int]
     if end < 0 or end % 4 or end // 4 > max_cards or data[end:] != tail:
         return None
     try:  # one look-up a card, in C
-        return list(map(_KINDS_BY_DECK_WORD.__getitem__, memoryview(data)[:end].cast("I")))
+        return list(map(_KINDS_BY_DECK_WORD.__getitem__, _deck_words(data[:end])))
     except KeyError:
         return None
 
@@ -545,7 +617,8 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
         copies = _COPIES_BY_CODE.get(encoded)
         if copies is not None:  # most plays
             seat, kind, count = copies
-            plays.append(ReadPlay(seat, [kind] * count, []))
+            # A list display: compiled, cheaper than ``[kind] * count``.
+            plays.append(ReadPlay(seat, [kind] if count == 1 else [kind, kind], []))
         else:
             play = _play_from_wire(encoded, not plays, max_cards)
             if play is None:
@@ -558,7 +631,7 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
     if i < size and data[i] == _CLAIM_TAG:
         if data[i + 1] > 127 or i + 2 + data[i + 1] != size:
             return None
-        claim = records_pb2.TrickClaim.FromString(data[i + 2 :])
+        claim = _claim_from_wire(data[i + 2 :])
         i = size
     if i != size:
         return None
@@ -571,16 +644,17 @@ def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:
         reader.violations.append(
             Violation(f"{path}.trump_chosen", "expected a suit or SUIT_NO_TRUMP")
         )
-    if bid.kind == records_pb2.BID_KIND_UNSPECIFIED:
+    kind = bid.kind
+    if kind == records_pb2.BID_KIND_UNSPECIFIED:
         reader.violations.append(Violation(f"{path}.kind", "bid kind not set"))
-    elif bid.kind not in BID_KINDS:
+    elif kind not in BID_KINDS:
         reader.violations.append(
-            Violation(f"{path}.kind", f"bid kind {bid.kind} is not one of 1-5 (BidKind)")
+            Violation(f"{path}.kind", f"bid kind {kind} is not one of 1-5 (BidKind)")
         )
     return ReadBid(
         seat=reader.seat(bid.seat, f"{path}.seat"),
         # An unknown kind is a violation above, which rejects the record.
-        kind=BID_KINDS.get(bid.kind, BidKind.DECLARE),
+        kind=BID_KINDS.get(kind, BidKind.DECLARE),
         cards=reader.cards(bid.cards, f"{path}.cards"),
         names_trump=names_trump,
         trump_choice=SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
