@@ -47,7 +47,8 @@ def score_hand(replay: HandState) -> None:
         return
     last = computed.tricks[-1]
     computed.kitty_points = points_of(replay.kitty)
-    computed.penalties_total = sum(r.penalty for r in computed.tricks)
+    # Only a throw's trick has a penalty: the throws' results hold them all.
+    computed.penalties_total = sum(r.penalty for r in replay.throw_results.values())
     if last.winner % 2 != replay.dealer % 2:
         units = replay.last_lead.units if replay.last_lead is not None else ()
         if not units:
