@@ -39,10 +39,20 @@ def _tag(message: Any, name: str, wire_type: int) -> int:
     return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
 
 
-_RESULT_TAG: Final = _tag(audit_pb2.Computed, "tricks", 2)
-_LEADER_TAG: Final = _tag(audit_pb2.TrickResult, "leader", 0)
-_WINNER_TAG: Final = _tag(audit_pb2.TrickResult, "winner", 0)
-_POINTS_TAG: Final = _tag(audit_pb2.TrickResult, "points", 0)
+_VARINT: Final = 0
+_LEN: Final = 2
+_RESULT_TAG: Final = _tag(audit_pb2.Computed, "tricks", _LEN)
+_LEADER_TAG: Final = _tag(audit_pb2.TrickResult, "leader", _VARINT)
+_WINNER_TAG: Final = _tag(audit_pb2.TrickResult, "winner", _VARINT)
+_POINTS_TAG: Final = _tag(audit_pb2.TrickResult, "points", _VARINT)
+_COMMON_RESULTS: Final = [
+    bytes((_RESULT_TAG, 6, _LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG, points))
+    for leader in range(4)
+    for winner in range(4)
+    for points in range(128)
+]
+"""The encoding of most tricks' results (no throw, under 128 points: each value one byte), at
+``leader << 9 | winner << 7 | points``: a look-up, not an encoding, for each trick."""
 
 
 def play_tricks(replay: HandState) -> None:
@@ -102,11 +112,8 @@ def _encoded_result(
     leader: int, winner: int, points: int, throw: audit_pb2.TrickResult | None
 ) -> bytes:
     """A trick's ``TrickResult`` as ``computed.tricks`` holds it on the wire (tag, length,
-    fields), ``throw``'s fields added. Seats are 0-3 (the reader checks them): one byte."""
-    if points < 128 and throw is None:  # most tricks
-        return bytes(
-            (_RESULT_TAG, 6, _LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG, points)
-        )
+    fields), ``throw``'s fields added (``_COMMON_RESULTS`` holds most tricks' already). Seats
+    are 0-3 (the reader checks them): one byte."""
     fields = bytes((_LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG)) + _varint(points)
     if throw is not None:
         fields += throw.SerializeToString()  # two encodings of a message joined: both merged
@@ -493,7 +500,11 @@ def finish_trick(
     throws = replay.throw_results
     throw = throws.get(t) if throws else None
     penalty = 0 if throw is None else throw.penalty
-    replay.trick_results.append(_encoded_result(trick.leader, winner, points, throw))
+    replay.trick_results.append(
+        _COMMON_RESULTS[trick.leader << 9 | winner << 7 | points]
+        if throw is None and points < 128
+        else _encoded_result(trick.leader, winner, points, throw)
+    )
     if winner % 2 != replay.dealer % 2:
         replay.defenders_points += points
     replay.defenders_points += penalty
