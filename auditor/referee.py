@@ -345,7 +345,7 @@ class Referee:
         ended = len(trick.plays) == 4
         if ended:
             finish_trick(replay, table, t, trick, self.answered)
-            write_trick_results(replay)
+            write_trick_results(replay)  # read below: the trick's result and the next leader
         verdict = self._settle(mark, True)
         if verdict.result != LEGAL:
             return self._respond(verdict)

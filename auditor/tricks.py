@@ -93,7 +93,11 @@ def play_tricks(replay: HandState) -> None:
 
 def write_trick_results(replay: HandState) -> None:
     """Write the tricks played out since the last write to ``computed.tricks``: one parse of
-    their encodings costs less than a message's writes and reads for each trick."""
+    their encodings costs less than a message's writes and reads for each trick.
+
+    ``play_tricks`` writes them when the play ends, a live referee after each trick: every
+    reader of ``computed.tricks`` (the scoring, claims, the referee's answers) comes after.
+    """
     computed = replay.computed
     computed.MergeFromString(b"".join(replay.trick_results[len(computed.tricks) :]))
 
@@ -497,6 +501,7 @@ def finish_trick(
     for p in plays:
         for k in p.cards:
             points += POINTS[k]
+    # Only a trick led with a throw has a penalty (``_check_lead``): most hands have none.
     throws = replay.throw_results
     throw = throws.get(t) if throws else None
     penalty = 0 if throw is None else throw.penalty
