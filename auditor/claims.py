@@ -140,25 +140,30 @@ HAND_CLAIMS: Final[tuple[ClaimCheck, ...]] = (
 
 
 def check_hand_claim(replay: HandState) -> None:
-    """A finding for every claimed field of the hand that differs from the computed one."""
+    """A finding for every claimed field of the hand that differs from the computed one.
+
+    A field is compared first and its presence asked only when it differs: an unset field
+    reads its default, which matches or is then found unset, and ``HasField`` costs about
+    two reads.
+    """
     claim = replay.read.claim
     if claim is None:
         return
     computed = replay.computed
     for check in HAND_CLAIMS:
-        if not claim.HasField(check.field):  # type: ignore[arg-type]
+        field = check.field
+        want, got = getattr(computed, field), getattr(claim, field)
+        if not check.differs(want, got) or not claim.HasField(field):  # type: ignore[arg-type]
             continue
-        if check.only_if_computed and not computed.HasField(check.field):  # type: ignore[arg-type]
+        if check.only_if_computed and not computed.HasField(field):  # type: ignore[arg-type]
             continue
-        want, got = getattr(computed, check.field), getattr(claim, check.field)
-        if check.differs(want, got):
-            replay.findings.record(
-                check.code,
-                check.sentence(want, got, computed),
-                check.phase,
-                expected=check.show(want),
-                recorded=check.show(got),
-            )
+        replay.findings.record(
+            check.code,
+            check.sentence(want, got, computed),
+            check.phase,
+            expected=check.show(want),
+            recorded=check.show(got),
+        )
 
 
 def claim_computed(

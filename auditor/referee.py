@@ -52,7 +52,12 @@ from chaodipi.auditor.reading import (
 )
 from chaodipi.auditor.scoring import score_hand
 from chaodipi.auditor.state import HandState
-from chaodipi.auditor.tricks import finish_trick, follow_trick, lead_trick
+from chaodipi.auditor.tricks import (
+    finish_trick,
+    follow_trick,
+    lead_trick,
+    write_trick_results,
+)
 from chaodipi.auditor.wire import TOKEN_KINDS, tokens
 from chaodipi.engine import BidKind, Hand, Lead, Ruleset, Table
 from chaodipi.v1 import audit_pb2, records_pb2, referee_pb2
@@ -98,6 +103,8 @@ class _Mark:
     defenders_points: int
     dealer: int
     last_lead: Lead | None
+    trick_results: int
+    throw_results: dict[int, audit_pb2.TrickResult]
     current: list[tuple[int, list[int]]]
     trick_index: int | None
     play_index: int | None
@@ -338,6 +345,7 @@ class Referee:
         ended = len(trick.plays) == 4
         if ended:
             finish_trick(replay, table, t, trick, self.answered)
+            write_trick_results(replay)  # read below: the trick's result and the next leader
         verdict = self._settle(mark, True)
         if verdict.result != LEGAL:
             return self._respond(verdict)
@@ -467,6 +475,8 @@ class Referee:
             defenders_points=replay.defenders_points,
             dealer=replay.dealer,
             last_lead=replay.last_lead,
+            trick_results=len(replay.trick_results),
+            throw_results=dict(replay.throw_results),
             current=list(replay.current),
             trick_index=replay.trick_index,
             play_index=replay.play_index,
@@ -491,6 +501,8 @@ class Referee:
         replay.defenders_points = mark.defenders_points
         replay.dealer = mark.dealer
         replay.last_lead = mark.last_lead
+        del replay.trick_results[mark.trick_results :]
+        replay.throw_results = mark.throw_results
         replay.current = mark.current
         replay.trick_index, replay.play_index = mark.trick_index, mark.play_index
         if mark.stage is not Stage.PLAYING:

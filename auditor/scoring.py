@@ -32,7 +32,8 @@ SCORING = audit_pb2.PHASE_SCORING
 def score_hand(replay: HandState) -> None:
     """Compute the score, level result and next dealer, then check the table's claims."""
     rs, computed = replay.ruleset, replay.computed
-    leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if len(h)]
+    # Cards left: any() tests each kind, cheaper than len(), a call summing all 54 counts.
+    leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if any(h.counts)]
     tricks = replay.read.tricks
     if leftover or not tricks:
         held = ", ".join(f"seat {s} has {count_cards(n)} left" for s, n in leftover)
@@ -47,7 +48,8 @@ def score_hand(replay: HandState) -> None:
         return
     last = computed.tricks[-1]
     computed.kitty_points = points_of(replay.kitty)
-    computed.penalties_total = sum(r.penalty for r in computed.tricks)
+    # Only a throw's trick has a penalty: the throws' results hold them all.
+    computed.penalties_total = sum(r.penalty for r in replay.throw_results.values())
     if last.winner % 2 != replay.dealer % 2:
         units = replay.last_lead.units if replay.last_lead is not None else ()
         if not units:

@@ -26,6 +26,9 @@ class HandState:
     ``dealer``. ``last_lead`` is the lead format the kitty counts (R-KITTY): after a failed
     throw the forced unit; None after a lead with no legal shape. With ``want_steps`` the
     state after every step is kept in ``steps``.
+    ``trick_results`` holds each trick played out, its ``TrickResult`` encoded, until the
+    play writes them all to ``computed.tricks`` at once (``tricks.write_trick_results``);
+    ``throw_results`` the throw fields (and penalty) of each trick led with a throw.
     ``cleared`` holds the must-play ranks each team cleared in the match's earlier hands
     (R-LEVEL-MUST); scoring reads it and adds what this hand clears.
     """
@@ -42,6 +45,8 @@ class HandState:
     table: Table | None
     dealer: int
     last_lead: Lead | None
+    trick_results: list[bytes]
+    throw_results: dict[int, audit_pb2.TrickResult]
     want_steps: bool
     steps: list[audit_pb2.StepState]
     current: list[tuple[int, list[int]]]
@@ -72,6 +77,8 @@ class HandState:
         self.table = None
         self.dealer = 0
         self.last_lead = None
+        self.trick_results = []
+        self.throw_results = {}
         self.want_steps = steps
         self.steps = []
         self.current = []

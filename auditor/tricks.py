@@ -10,6 +10,7 @@ are taken by their counts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Final
 
 from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadPlay, ReadTrick
@@ -33,6 +34,27 @@ from chaodipi.v1 import audit_pb2, records_pb2
 PLAY = audit_pb2.PHASE_PLAY
 
 
+def _tag(message: Any, name: str, wire_type: int) -> int:
+    """The one-byte tag of a field (its number and wire type)."""
+    return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
+
+
+_VARINT: Final = 0
+_LEN: Final = 2
+_RESULT_TAG: Final = _tag(audit_pb2.Computed, "tricks", _LEN)
+_LEADER_TAG: Final = _tag(audit_pb2.TrickResult, "leader", _VARINT)
+_WINNER_TAG: Final = _tag(audit_pb2.TrickResult, "winner", _VARINT)
+_POINTS_TAG: Final = _tag(audit_pb2.TrickResult, "points", _VARINT)
+_COMMON_RESULTS: Final = [
+    bytes((_RESULT_TAG, 6, _LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG, points))
+    for leader in range(4)
+    for winner in range(4)
+    for points in range(128)
+]
+"""The encoding of most tricks' results (no throw, under 128 points: each value one byte), at
+``leader << 9 | winner << 7 | points``: a look-up, not an encoding, for each trick."""
+
+
 def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
@@ -41,7 +63,6 @@ def play_tricks(replay: HandState) -> None:
     suit = context.suit
     hands = replay.hands
     due = replay.dealer
-    results = replay.computed.tricks  # looked up once: each look-up costs a message read
     for t, trick in enumerate(replay.read.tricks):
         answered = lead_trick(replay, table, t, trick, due)
         plays = trick.plays
@@ -65,8 +86,42 @@ def play_tricks(replay: HandState) -> None:
                         counts[k] -= 1
                     continue
             follow_trick(replay, table, t, trick, p, answered)
-        due = finish_trick(replay, table, t, trick, answered, results[t])
+        due = finish_trick(replay, table, t, trick, answered)
     replay.trick_index = replay.play_index = None
+    write_trick_results(replay)
+
+
+def write_trick_results(replay: HandState) -> None:
+    """Write the tricks played out since the last write to ``computed.tricks``: one parse of
+    their encodings costs less than a message's writes and reads for each trick.
+
+    ``play_tricks`` writes them when the play ends, a live referee after each trick: every
+    reader of ``computed.tricks`` (the scoring, claims, the referee's answers) comes after.
+    """
+    computed = replay.computed
+    computed.MergeFromString(b"".join(replay.trick_results[len(computed.tricks) :]))
+
+
+def _varint(n: int) -> bytes:
+    """``n`` (0 or more) as a protobuf varint: seven bits a byte, low first."""
+    out = bytearray()
+    while n > 127:
+        out.append(n & 127 | 128)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _encoded_result(
+    leader: int, winner: int, points: int, throw: audit_pb2.TrickResult | None
+) -> bytes:
+    """A trick's ``TrickResult`` as ``computed.tricks`` holds it on the wire (tag, length,
+    fields), ``throw``'s fields added (``_COMMON_RESULTS`` holds most tricks' already). Seats
+    are 0-3 (the reader checks them): one byte."""
+    fields = bytes((_LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG)) + _varint(points)
+    if throw is not None:
+        fields += throw.SerializeToString()  # two encodings of a message joined: both merged
+    return bytes((_RESULT_TAG,)) + _varint(len(fields)) + fields
 
 
 def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:
@@ -92,15 +147,14 @@ def lead_trick(
     Returns the lead the follows answer, None when none can. It reads only the trick's
     first play, so a live referee calls it as soon as the lead is made. ``due`` is the seat
     due to lead when the caller knows it (what ``finish_trick`` returned for the last trick);
-    else it is read from the results (a read of the report's messages costs more).
+    else it is read from the results written (``write_trick_results``) so far.
     """
     replay.trick_index, replay.play_index = t, None
     replay.current = []
     leader = trick.leader
-    results = replay.computed.tricks
     expected_leader = due
     if expected_leader is None:
-        expected_leader = replay.dealer if t == 0 else results[t - 1].winner
+        expected_leader = replay.dealer if t == 0 else replay.computed.tricks[t - 1].winner
     if leader != expected_leader:
         replay.findings.record(
             "OUT_OF_TURN",
@@ -113,7 +167,6 @@ def lead_trick(
             expected=str(expected_leader),
             recorded=str(leader),
         )
-    result = results.add(leader=leader)
     lead = trick.plays[0]
     if lead.seat != leader:
         _out_of_turn(replay, t, 0, lead.seat, leader)
@@ -131,7 +184,7 @@ def lead_trick(
         answered = replay.last_lead = lead_of_one_kind(cards[0], size)
         held = counts[cards[0]] >= size
     else:
-        answered = _check_lead(replay, table, t, trick, result)
+        answered = _check_lead(replay, table, t, trick)
         held = size == 1 and counts[cards[0]] > 0
     replay.play_index = 0
     if held:
@@ -195,9 +248,7 @@ def follow_trick(
         replay.snapshot(PLAY)
 
 
-def _check_lead(
-    replay: HandState, table: Table, t: int, trick: ReadTrick, result: audit_pb2.TrickResult
-) -> Lead | None:
+def _check_lead(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Lead | None:
     """Check the lead (and a throw); the lead the follows answer, None when none can.
 
     ``lead_trick`` answers copies of one card itself: here come throws, tractors and leads
@@ -278,23 +329,25 @@ def _check_lead(
             )
     # The hands are still as before the lead: nothing of this trick is taken yet.
     throw = table.throw(seat, attempt, replay.hands, split)
-    result.throw_attempted = throw.is_throw
-    result.throw_stood = throw.is_throw and throw.stands and not lead.attempted
     # The lead format that counts for the kitty (R-KITTY): after a failed throw, the forced
     # unit, whether or not the table enforced it.
     replay.last_lead = throw.lead
     accepted = False  # the table forced a unit the rule may force
-    if throw.is_throw and not throw.stands:
-        assert throw.forced is not None
-        # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
-        accepted = bool(lead.attempted) and throw.accepts_forced(lead.cards)
-        forced = lead.cards if accepted else throw.forced.cards()
-        result.forced_unit.extend(tokens(forced))
-        on_dealer_side = seat % 2 == replay.dealer % 2
-        result.penalty = penalty_effect(throw.penalty, on_dealer_side)
-        if throw.stake_charge:
-            # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
-            replay.computed.stake_units += 1
+    if throw.is_throw:
+        # Only a throw's trick has a result beyond its leader, winner and points.
+        result = replay.throw_results[t] = audit_pb2.TrickResult(throw_attempted=True)
+        result.throw_stood = throw.stands and not lead.attempted
+        if not throw.stands:
+            assert throw.forced is not None
+            # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
+            accepted = bool(lead.attempted) and throw.accepts_forced(lead.cards)
+            forced = lead.cards if accepted else throw.forced.cards()
+            result.forced_unit.extend(tokens(forced))
+            on_dealer_side = seat % 2 == replay.dealer % 2
+            result.penalty = penalty_effect(throw.penalty, on_dealer_side)
+            if throw.stake_charge:
+                # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
+                replay.computed.stake_units += 1
     if lead.attempted:
         return _check_enforced(replay, table, t, lead, attempt, throw, accepted)
     if throw.is_throw and not throw.stands:
@@ -403,17 +456,14 @@ def finish_trick(
     t: int,
     trick: ReadTrick,
     answered: Lead | None,
-    result: audit_pb2.TrickResult | None = None,
 ) -> int:
     """Trick ``t`` played: every seat played once, the winner (R-WIN), points and claims.
 
-    ``result`` is the trick's result (``lead_trick`` added it) when the caller holds it.
-    Returns the winner: the seat due to lead the next trick.
+    Its result joins ``trick_results``, encoded. Returns the winner: the seat due to lead
+    the next trick.
     """
     plays = trick.plays
     claim = trick.claim
-    if result is None:
-        result = replay.computed.tricks[t]
     # A record its source says stops early may end in a short trick: the end, not a breach.
     if len(plays) != 4 and not (
         replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4
@@ -451,9 +501,15 @@ def finish_trick(
     for p in plays:
         for k in p.cards:
             points += POINTS[k]
-    result.winner = winner
-    result.points = points
-    penalty = result.penalty
+    # Only a trick led with a throw has a penalty (``_check_lead``): most hands have none.
+    throws = replay.throw_results
+    throw = throws.get(t) if throws else None
+    penalty = 0 if throw is None else throw.penalty
+    replay.trick_results.append(
+        _COMMON_RESULTS[trick.leader << 9 | winner << 7 | points]
+        if throw is None and points < 128
+        else _encoded_result(trick.leader, winner, points, throw)
+    )
     if winner % 2 != replay.dealer % 2:
         replay.defenders_points += points
     replay.defenders_points += penalty

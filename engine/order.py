@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from chaodipi.engine.cards import (
     BIG_JOKER,
@@ -28,8 +29,9 @@ from chaodipi.engine.cards import (
 )
 from chaodipi.engine.ruleset import OrderRule, Ruleset, ThrowCompare
 
-TRUMP = 4
-"""Effective suit of every trump (主)."""
+TRUMP: Final = 4
+"""Effective suit of every trump (主). Final: compiled, its uses read the constant, not the module's
+dict."""
 
 SUIT_NAMES = ("spades", "hearts", "clubs", "diamonds", "trumps")
 

@@ -223,7 +223,8 @@ def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Seque
     # A single, pair or triple led (the common case): only copies of one card can win.
     suit, strength = ctx.suit, ctx.strength
     winner, best = 0, strength[lead.kinds[0]]
-    for i, play in enumerate(follows, 1):
+    # enumerate without a start: compiled, only that form is a native loop.
+    for i, play in enumerate(follows):
         if not play:
             continue
         first = play[0]
@@ -232,7 +233,7 @@ def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Seque
             and suit[first] in (led, TRUMP)
             and play.count(first) == len(play)
         ):
-            winner, best = i, strength[first]
+            winner, best = i + 1, strength[first]
     return winner
 
 
@@ -243,7 +244,7 @@ def _tractor_winner(
     width, length = lead.shape
     strength, suit, link_up = ctx.strength, ctx.suit, ctx.link_up
     winner, best = 0, strength[lead.top]
-    for i, play in enumerate(follows, 1):
+    for i, play in enumerate(follows):
         if len(play) != lead.size or suit[play[0]] not in (led, TRUMP):
             continue
         held = Counter(play)
@@ -255,7 +256,7 @@ def _tractor_winner(
         if all(high in link_up[low] for low, high in pairwise(kinds)):
             top = strength[kinds[-1]]
             if top > best:  # strictly higher: the earlier equal card wins
-                winner, best = i, top
+                winner, best = i + 1, top
     return winner
 
 
@@ -266,7 +267,7 @@ def _highest_card_winner(
     strength = ctx.strength
     # A unit's top is its highest card: the lead's highest is the highest top.
     winner, best = 0, max(strength[u.top] for u in lead_units)
-    for i, play in enumerate(follows, 1):
+    for i, play in enumerate(follows):
         suit = ctx.suit[play[0]] if play else -1
         if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
             continue
@@ -276,7 +277,7 @@ def _highest_card_winner(
             continue
         top = max(strength[k] for k in play)
         if top > best:  # strictly higher: the earlier equal card wins
-            winner, best = i, top
+            winner, best = i + 1, top
     return winner
 
 
@@ -307,8 +308,8 @@ def trick_winner(
         sum(u.length for u in lead_units if u.width >= 2),
         sum(u.length for u in lead_units if u.width >= 3),
     )
-    for i, play in enumerate(follows, 1):
+    for i, play in enumerate(follows):
         key = _play_key(ctx, led, shapes, order, size, wide, play)
         if key is not None and key > best:  # strictly higher: the earlier equal card wins
-            winner, best = i, key
+            winner, best = i + 1, key
     return winner
