@@ -27,7 +27,14 @@ from typing import Any, Final, Protocol, cast
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import Message
 
-from chaodipi.auditor.wire import BID_KINDS, SUITS_BY_PROTO, TOKEN_KINDS
+from chaodipi.auditor.wire import (
+    BID_KINDS,
+    LEN,
+    SUITS_BY_PROTO,
+    TOKEN_KINDS,
+    VARINT,
+    field_tag,
+)
 from chaodipi.engine import (
     RANK_LETTERS,
     BidKind,
@@ -485,20 +492,13 @@ def _encoded(record: records_pb2.GameRecord) -> _EncodedRecord:
     return cast(_EncodedRecord, _ENCODED_RECORD.FromString(record.SerializeToString()))
 
 
-def _tag(message: Any, name: str, wire_type: int) -> int:
-    """The one-byte tag of a field (its number and wire type), as a canonical writer puts it."""
-    return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
-
-
-_VARINT: Final = 0
-_LEN: Final = 2
-_LEADER_TAG: Final = _tag(records_pb2.Trick, "leader", _VARINT)
-_PLAY_TAG: Final = _tag(records_pb2.Trick, "plays", _LEN)
-_CLAIM_TAG: Final = _tag(records_pb2.Trick, "claim", _LEN)
-_SEAT_TAG: Final = _tag(records_pb2.Play, "seat", _VARINT)
-_CARD_TAG: Final = _tag(records_pb2.Play, "cards", _LEN)
-_ATTEMPT_TAG: Final = _tag(records_pb2.Play, "attempted", _LEN)
-_FIRST_DRAWER_TAG: Final = _tag(records_pb2.DrawOrder, "first_drawer", _VARINT)
+_LEADER_TAG: Final = field_tag(records_pb2.Trick, "leader", VARINT)
+_PLAY_TAG: Final = field_tag(records_pb2.Trick, "plays", LEN)
+_CLAIM_TAG: Final = field_tag(records_pb2.Trick, "claim", LEN)
+_SEAT_TAG: Final = field_tag(records_pb2.Play, "seat", VARINT)
+_CARD_TAG: Final = field_tag(records_pb2.Play, "cards", LEN)
+_ATTEMPT_TAG: Final = field_tag(records_pb2.Play, "attempted", LEN)
+_FIRST_DRAWER_TAG: Final = field_tag(records_pb2.DrawOrder, "first_drawer", VARINT)
 
 
 _NO_CARD: Final = 0xFF
@@ -514,7 +514,7 @@ def _kinds_by_code() -> bytes:
 _KINDS_BY_CODE: Final = _kinds_by_code()
 """Card kinds by a token's two bytes (``first << 8 | second``), ``_NO_CARD`` for no token: bytes,
 which the garbage collector never walks."""
-_DECK_CARD: Final = bytes((_tag(records_pb2.DrawOrder, "deck", _LEN), 2))
+_DECK_CARD: Final = bytes((field_tag(records_pb2.DrawOrder, "deck", LEN), 2))
 
 
 def _deck_words(data: bytes) -> array[int]:

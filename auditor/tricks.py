@@ -10,12 +10,12 @@ are taken by their counts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.reading import ReadPlay, ReadTrick
 from chaodipi.auditor.state import HandState
-from chaodipi.auditor.wire import tokens
+from chaodipi.auditor.wire import LEN, VARINT, encode_varint, field_tag, tokens
 from chaodipi.engine import (
     POINTS,
     ForcedTie,
@@ -34,17 +34,10 @@ from chaodipi.v1 import audit_pb2, records_pb2
 PLAY = audit_pb2.PHASE_PLAY
 
 
-def _tag(message: Any, name: str, wire_type: int) -> int:
-    """The one-byte tag of a field (its number and wire type)."""
-    return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
-
-
-_VARINT: Final = 0
-_LEN: Final = 2
-_RESULT_TAG: Final = _tag(audit_pb2.Computed, "tricks", _LEN)
-_LEADER_TAG: Final = _tag(audit_pb2.TrickResult, "leader", _VARINT)
-_WINNER_TAG: Final = _tag(audit_pb2.TrickResult, "winner", _VARINT)
-_POINTS_TAG: Final = _tag(audit_pb2.TrickResult, "points", _VARINT)
+_RESULT_TAG: Final = field_tag(audit_pb2.Computed, "tricks", LEN)
+_LEADER_TAG: Final = field_tag(audit_pb2.TrickResult, "leader", VARINT)
+_WINNER_TAG: Final = field_tag(audit_pb2.TrickResult, "winner", VARINT)
+_POINTS_TAG: Final = field_tag(audit_pb2.TrickResult, "points", VARINT)
 _COMMON_RESULTS: Final = [
     bytes((_RESULT_TAG, 6, _LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG, points))
     for leader in range(4)
@@ -102,26 +95,16 @@ def write_trick_results(replay: HandState) -> None:
     computed.MergeFromString(b"".join(replay.trick_results[len(computed.tricks) :]))
 
 
-def _varint(n: int) -> bytes:
-    """``n`` (0 or more) as a protobuf varint: seven bits a byte, low first."""
-    out = bytearray()
-    while n > 127:
-        out.append(n & 127 | 128)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _encoded_result(
     leader: int, winner: int, points: int, throw: audit_pb2.TrickResult | None
 ) -> bytes:
     """A trick's ``TrickResult`` as ``computed.tricks`` holds it on the wire (tag, length,
     fields), ``throw``'s fields added (``_COMMON_RESULTS`` holds most tricks' already). Seats
     are 0-3 (the reader checks them): one byte."""
-    fields = bytes((_LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG)) + _varint(points)
+    fields = bytes((_LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG)) + encode_varint(points)
     if throw is not None:
         fields += throw.SerializeToString()  # two encodings of a message joined: both merged
-    return bytes((_RESULT_TAG,)) + _varint(len(fields)) + fields
+    return bytes((_RESULT_TAG,)) + encode_varint(len(fields)) + fields
 
 
 def _out_of_turn(replay: HandState, t: int, p: int, seat: int, leader: int) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from chaodipi.engine import (
     KINDS,
@@ -139,3 +139,34 @@ def trump_text(trump: records_pb2.Trump) -> str:
     """``level 6 hearts``, ``level 6 no-trump`` (an unset suit reads as no-trump)."""
     suit = SUITS_BY_PROTO.get(trump.suit)
     return f"level {trump.level or '?'} {'no-trump' if suit is None else SUIT_NAMES[suit]}"
+
+
+VARINT: Final = 0
+"""The wire type of an integer field."""
+LEN: Final = 2
+"""The wire type of a length-delimited field: bytes, strings, messages."""
+
+
+def field_tag(message: Any, name: str, wire_type: int) -> int:
+    """The tag of a message's field (its number and wire type): one byte up to field 15.
+
+    >>> bytes((field_tag(records_pb2.Trick, "plays", LEN),))
+    b'\\x12'
+    """
+    return int(message.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
+
+
+def encode_varint(value: int) -> bytes:
+    """The base-128 varint encoding of a non-negative int: seven bits a byte, low first.
+
+    >>> encode_varint(1), encode_varint(300)
+    (b'\\x01', b'\\xac\\x02')
+    """
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        if value:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)

@@ -20,10 +20,10 @@ from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
+from chaodipi.auditor.wire import encode_varint
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
-from chaodipi.importers.protobin import encode_varint
 from chaodipi.v1 import audit_pb2, records_pb2
 
 Mode = Literal["json", "framed", "proto"]

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi import importers
-from chaodipi.importers.protobin import encode_varint, is_record_frame
+from chaodipi.auditor.wire import encode_varint
+from chaodipi.importers.protobin import is_record_frame
 
 Unit = tuple[str, str, bytes, str]
 """(unit_id, digest, payload, problem): see the module docstring."""

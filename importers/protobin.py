@@ -13,24 +13,13 @@ from collections.abc import Iterable
 
 from google.protobuf.message import DecodeError, Message
 
+from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers.problems import Collector, ImportResult
 from chaodipi.importers.tokens import bad_token, canonical_records
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
 _RECORD_TAG = b"\x0a"  # field 1, length-delimited
-
-
-def encode_varint(value: int) -> bytes:
-    """The base-128 varint encoding of a non-negative int."""
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
 
 
 def write_pb(records: Iterable[records_pb2.RecordFile]) -> bytes:

@@ -10,9 +10,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from chaodipi.auditor.wire import encode_varint
 from chaodipi.cli.records import register
 from chaodipi.importers import detect_format, dumps, load, load_bytes, write
-from chaodipi.importers.protobin import encode_varint
 from chaodipi.v1 import records_pb2
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -11,8 +11,9 @@ import pytest
 from google.protobuf import json_format
 
 from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers import load_bytes
-from chaodipi.importers.protobin import encode_varint, write_pb
+from chaodipi.importers.protobin import write_pb
 from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token
 from chaodipi.v1 import records_pb2
 
