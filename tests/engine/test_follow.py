@@ -335,7 +335,8 @@ def test_r_follow_plain_follows_are_legal_and_include_pairs_from_a_hand_without_
             led_kind = rng.choice(deck)
             unit = Unit(width, (led_kind,))
             led = ctx.suit[led_kind]
-            for play in combinations(list(hand), width):
+            for cards in combinations(list(hand), width):
+                play = list(cards)  # as the auditor holds a play: compiled, a list is required
                 if hand.missing(play) or len(held) < width:
                     continue
                 if follows_in_kind(ctx, width, led, hand.counts, play):
