@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import typer.core
 from typer import _click as click  # Typer vendors click: its commands take these types
@@ -113,16 +113,22 @@ def interactive(*, quiet: bool = False) -> bool:
     return not quiet and is_terminal(on_stderr=True)
 
 
+class Advance(Protocol):
+    """A progress bar's step: one more item done; ``total``, when given, is the new total."""
+
+    def __call__(self, total: int | None = None) -> None: ...
+
+
 @contextmanager
 def progress_bar(
     what: str, total: int | None, *, unit: str = "records", quiet: bool = False
-) -> Iterator[Callable[[], None]]:
+) -> Iterator[Advance]:
     """A progress bar on stderr: the count (of ``total``), the rate and the time left.
 
     Shown only on a terminal and never with ``quiet`` (``--json``); it is drawn on stderr and
     vanishes when done, so stdout stays exactly the command's result. Yields ``advance``: call
-    it after each item. When the bar is not shown, Rich's progress module is not even imported
-    (start-up time, docs/benchmarks.md).
+    it after each item (with the total, when that changes as the items come). When the bar is
+    not shown, Rich's progress module is not even imported (start-up time, docs/benchmarks.md).
     """
     if not interactive(quiet=quiet):
         yield _no_progress
@@ -153,10 +159,10 @@ def progress_bar(
     )
     with Progress(*columns, console=stderr(), transient=True) as bar:
         task = bar.add_task(what, total=total)
-        yield lambda: bar.advance(task)
+        yield lambda total=None: bar.update(task, advance=1, total=total)
 
 
-def _no_progress() -> None:
+def _no_progress(total: int | None = None) -> None:
     """``advance`` of a progress bar that is not shown."""
 
 

@@ -205,16 +205,18 @@ def audit(
     audit_entry = _entry_auditor(chosen)
     if as_json:
         from google.protobuf import json_format
-    for path, loaded in reader.each(files):
-        with progress_bar(f"auditing {path.name}", len(loaded.records), quiet=as_json) as advance:
-            for entry in loaded.records:
+    for path, stream in reader.streams(files):
+        # A protobuf stream is read record by record: the bar's total drops as records are
+        # rejected on the way, to what reading the file whole would have made it.
+        with progress_bar(f"auditing {path.name}", stream.expected, quiet=as_json) as advance:
+            for entry in reader.records(stream):
                 for name, report in audit_entry(entry):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
                         reports.append(json_format.MessageToDict(report))
                     else:
                         printer.report(f"{path.name} {name}".strip(), report)
-                advance()
+                advance(stream.expected)
     if as_json:
         json.dump(reports, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -13,7 +13,8 @@ from chaodipi.cli.options import ruleset_option
 from chaodipi.importers import FORMATS, OUTPUTS
 
 if TYPE_CHECKING:
-    from chaodipi.importers import ImportResult
+    from chaodipi.importers import ImportProblem, ImportResult, RecordStream
+    from chaodipi.v1 import records_pb2
 
 FilesArg = Annotated[
     list[Path], typer.Argument(metavar="FILE", help="Input files, in any supported format.")
@@ -35,21 +36,44 @@ class FileReader:
         self.format = format
         self.unreadable = 0
 
-    def each(self, files: Iterable[Path]) -> Iterator[tuple[Path, ImportResult]]:
-        """Each readable file with what it gave (a file that cannot be opened is skipped)."""
+    def streams(self, files: Iterable[Path]) -> Iterator[tuple[Path, RecordStream]]:
+        """Each readable file with its records, to be taken through ``records`` (a file that
+        cannot be opened is skipped)."""
         from chaodipi import importers
 
         for path in files:
             try:
-                loaded = importers.load(path, self.format)
+                stream = importers.stream(path, self.format)
             except (OSError, ValueError) as exc:
                 error(f"{user(path)}: {user(_reason(exc))}")
                 self.unreadable += 1
                 continue
-            for problem in loaded.errors:
-                error(user(problem))
-            self.unreadable += bool(loaded.errors) or not loaded.records
-            yield path, loaded
+            yield path, stream
+
+    def records(self, stream: RecordStream) -> Iterator[records_pb2.RecordFile]:
+        """A file's records one at a time (a protobuf stream is read as they are taken), each
+        problem printed as it is found, before the next record."""
+        errors = stream.result.errors
+        shown = given = 0
+        for record in stream:
+            shown = _show(errors, shown)
+            given += 1
+            yield record
+        _show(errors, shown)
+        self.unreadable += bool(errors) or not given
+
+    def each(self, files: Iterable[Path]) -> Iterator[tuple[Path, ImportResult]]:
+        """Each readable file with what it gave, its problems printed."""
+        for path, stream in self.streams(files):
+            stream.result.records = list(self.records(stream))
+            yield path, stream.result
+
+
+def _show(problems: list[ImportProblem], shown: int) -> int:
+    """Print the problems after the first ``shown``; how many are shown now."""
+    for problem in problems[shown:]:
+        error(user(problem))
+    return len(problems)
 
 
 def _reason(exc: Exception) -> str:

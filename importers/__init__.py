@@ -9,8 +9,8 @@ round); see docs/foreign-formats.md for the foreign ones.
 >>> result.records[0].game.ruleset, result.errors
 ('classic', [])
 
-Every reader is pure; only ``load`` and ``write`` touch files. A foreign record names its
-program's preset (``eighty``, ``botzone``, ``godot``), which the engine knows like every other.
+Every reader is pure; only ``load``, ``stream`` and ``write`` touch files. A foreign record names
+its program's preset (``eighty``, ``botzone``, ``godot``), which the engine knows like every other.
 The readers of the text notation and the foreign formats are imported when a file of theirs is
 read, so that reading protobuf (the command line's and the service's common case) does not pay
 for them at start-up.
@@ -25,8 +25,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from chaodipi.auditor.reading import load_json
-from chaodipi.importers.problems import Collector, ImportFailed, ImportProblem, ImportResult
-from chaodipi.importers.protobin import read_pb, write_pb
+from chaodipi.importers.problems import (
+    Collector,
+    ImportFailed,
+    ImportProblem,
+    ImportResult,
+    RecordStream,
+)
+from chaodipi.importers.protobin import read_pb, stream_pb, write_pb
 from chaodipi.importers.protojson import json_values, read_json, write_json
 from chaodipi.v1 import records_pb2
 
@@ -42,10 +48,12 @@ __all__ = [
     "ImportFailed",
     "ImportProblem",
     "ImportResult",
+    "RecordStream",
     "detect_format",
     "dumps",
     "load",
     "load_bytes",
+    "stream",
     "write",
 ]
 
@@ -106,15 +114,21 @@ def detect_format(name: str, data: bytes) -> str:
     return "text"
 
 
+def _chosen(data: bytes, name: str, format: str) -> str:
+    """The format to read a file in: ``format``, or the one detected for ``auto``."""
+    chosen = detect_format(name, data) if format == "auto" else format
+    if chosen not in FORMATS:
+        raise ValueError(f"unknown format {format!r}: expected auto or one of {', '.join(FORMATS)}")
+    return chosen
+
+
 def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = False) -> ImportResult:
     """Records from the bytes of one file called ``name`` (used for messages and detection).
 
     Lenient (default): a bad record is reported in ``errors`` and skipped. Strict: the first
     problem raises ``ImportFailed``.
     """
-    chosen = detect_format(name, data) if format == "auto" else format
-    if chosen not in FORMATS:
-        raise ValueError(f"unknown format {format!r}: expected auto or one of {', '.join(FORMATS)}")
+    chosen = _chosen(data, name, format)
     if chosen == "pb":
         return read_pb(data, name, strict)
     try:
@@ -149,6 +163,19 @@ def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = Fals
 def load(path: str | os.PathLike[str], format: str = "auto", strict: bool = False) -> ImportResult:
     """Records from a file; see ``load_bytes``."""
     return load_bytes(Path(path).read_bytes(), str(path), format, strict)
+
+
+def stream(path: str | os.PathLike[str], format: str = "auto") -> RecordStream:
+    """``load``'s records given one at a time, with the same problems and notes (lenient).
+
+    A protobuf stream is read a record at a time as it is iterated (``stream_pb``), so memory
+    holds one record and a record is parsed just before it is used; other input is read whole.
+    """
+    data, name = Path(path).read_bytes(), str(path)
+    chosen = _chosen(data, name, format)
+    if chosen == "pb":
+        return stream_pb(data, name)
+    return RecordStream.whole(load_bytes(data, name, chosen))
 
 
 def dumps(records: Iterable[records_pb2.RecordFile], to: str) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from chaodipi.v1 import records_pb2
@@ -77,3 +78,34 @@ class Collector:
     def note(self, text: str) -> None:
         """Say how the input was read (e.g. which protobuf framing was chosen)."""
         self.result.notes.append(text)
+
+
+class RecordStream:
+    """One file's records, given one at a time, and what reading them found.
+
+    ``result`` holds the problems and notes found so far (its ``records`` stay empty: the
+    records are given by iterating, once). ``expected``: how many records are to be given in
+    all, as far as is known: exact for a file read whole; for a protobuf stream read record by
+    record, its frames less those rejected so far.
+    """
+
+    def __init__(self, result: ImportResult) -> None:
+        self.result = result
+        self.expected = 0
+        self.records: Iterable[records_pb2.RecordFile] = ()
+
+    def __iter__(self) -> Iterator[records_pb2.RecordFile]:
+        return iter(self.records)
+
+    def given(self, records: list[records_pb2.RecordFile]) -> None:
+        """Give records read whole."""
+        self.records = records
+        self.expected = len(records)
+
+    @classmethod
+    def whole(cls, result: ImportResult) -> RecordStream:
+        """A file's records read whole, given from its result (which then holds none)."""
+        stream = cls(result)
+        stream.given(result.records)
+        result.records = []
+        return stream

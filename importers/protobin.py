@@ -9,12 +9,17 @@ record. The choice made is reported as a note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from functools import cache
+from typing import cast
 
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor_pb2 import FieldDescriptorProto
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import encode_varint
-from chaodipi.importers.problems import Collector, ImportResult
+from chaodipi.importers.problems import Collector, ImportResult, RecordStream
 from chaodipi.importers.tokens import bad_token, canonical_records
 from chaodipi.v1 import records_pb2
 
@@ -75,13 +80,100 @@ def _clean(message: Message, data: bytes) -> bool:
     return fresh.ByteSize() == size
 
 
-def _parse(kind: type[Message], data: bytes) -> Message | None:
+@cache
+def _skeleton(root: Descriptor) -> type[Message]:
+    """A message type whose field 1 reads records of type ``root`` one after another, merged,
+    to find whether any of them has an unknown field (``_known_only``).
+
+    Each message type reachable from ``root`` has a skeleton with the same field numbers: a
+    message field (repeated, a map, or a oneof's member) is a singular field of its type's
+    skeleton; a string or bytes field is singular ``bytes``; any other field keeps its type (an
+    enum's as ``int32``: the same varint) and label. So every field takes the wire types the
+    record's field takes. On the wire a singular message that occurs again is merged into the
+    first and a singular scalar is overwritten, so the records written as field 1 parse into
+    one skeleton message per field path, holding the last value of each scalar: small, however
+    many records.
+    """
+    file = descriptor_pb2.FileDescriptorProto(
+        name=f"skeleton/{root.full_name}.proto", package="skeleton", syntax="proto3"
+    )
+    names: dict[str, str] = {}
+
+    def add(kind: Descriptor) -> str:
+        name = names.get(kind.full_name)
+        if name is None:
+            name = names[kind.full_name] = kind.full_name.replace(".", "_")
+            shape = file.message_type.add(name=name)
+            for fd in kind.fields:
+                field = shape.field.add(name=fd.name, number=fd.number)
+                if fd.message_type is not None:
+                    field.label = FieldDescriptorProto.LABEL_OPTIONAL
+                    field.type = FieldDescriptorProto.TYPE_MESSAGE
+                    field.type_name = f".skeleton.{add(fd.message_type)}"
+                elif fd.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES):
+                    field.label = FieldDescriptorProto.LABEL_OPTIONAL
+                    field.type = FieldDescriptorProto.TYPE_BYTES
+                else:
+                    field.label = (
+                        FieldDescriptorProto.LABEL_REPEATED
+                        if fd.is_repeated
+                        else FieldDescriptorProto.LABEL_OPTIONAL
+                    )
+                    # The descriptor's and the descriptor proto's type numbers are the same.
+                    field.type = (
+                        FieldDescriptorProto.TYPE_INT32
+                        if fd.type == FieldDescriptor.TYPE_ENUM
+                        else cast("FieldDescriptorProto.Type.ValueType", fd.type)
+                    )
+        return name
+
+    records = file.message_type.add(name="Records")
+    records.field.add(
+        name="records",
+        number=1,
+        label=FieldDescriptorProto.LABEL_OPTIONAL,
+        type=FieldDescriptorProto.TYPE_MESSAGE,
+        type_name=f".skeleton.{add(root)}",
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("skeleton.Records"))
+
+
+def _known_only(kind: Descriptor, records: bytes) -> bool:
+    """Whether records of type ``kind`` that parse have no unknown field at any depth (when
+    false, some may have one).
+
+    ``records``: each record's bytes, length-delimited and tagged as field 1. They parse into
+    one skeleton (``_skeleton``), in C, and its size is compared around dropping its unknown
+    fields. Sound: the parser keeps a field as unknown when its type has no field of that
+    number taking that wire type; a record's every field sits in the skeleton of its field
+    path, whose type takes the same numbers and wire types, so each unknown field of a record
+    is an unknown field of the skeleton, and merging only adds to those, never drops any (the
+    skeleton has no oneof, whose next member would clear the last). Each is at least a tag's
+    byte, so the drop shrinks the skeleton exactly when it had some. The skeleton neither
+    checks UTF-8 nor nests as deep as a record alone may, so it reads no record the parser
+    rejects; what the parser rejects, it finds record by record.
+    """
+    skeleton = _skeleton(kind)()
+    try:
+        skeleton.ParseFromString(records)
+    except DecodeError:  # a record the parser rejects, or one nested too deep for the skeleton
+        return False
+    size = skeleton.ByteSize()
+    skeleton.DiscardUnknownFields()
+    return skeleton.ByteSize() == size
+
+
+def _parse(kind: type[Message], data: bytes, known_only: bool = False) -> Message | None:
+    """A clean message of type ``kind`` from ``data``, or None; ``known_only``: ``data`` is
+    known to hold no unknown field (``_known_only``), which then goes unchecked."""
     message = kind()
     try:
         message.ParseFromString(data)
     except DecodeError:
         return None
-    if not _clean(message, data):
+    if not known_only and not _clean(message, data):
         return None
     if isinstance(message, records_pb2.RecordFile) and message.WhichOneof("record") is None:
         return None
@@ -105,66 +197,127 @@ def _single(data: bytes) -> tuple[records_pb2.RecordFile, str] | None:
     return None
 
 
-def _keep(
-    out: Collector, record: records_pb2.RecordFile, where: str, data: bytes | None = None
-) -> None:
-    """Keep a record unless it holds a bad token; ``data``: its bytes, when they are its own."""
-    found = bad_token(record, "", json_names=False, data=data)
-    if found:
-        out.problem(f"{where}: {found[0]}", found[1])
-    else:
-        out.add(record)
+_SINGLE_NUMBERS = frozenset(
+    fd.number
+    for kind in (records_pb2.RecordFile, records_pb2.GameRecord, records_pb2.MatchRecord)
+    for fd in kind.DESCRIPTOR.fields
+)
+"""The field numbers of the messages a whole file may be read as (``_single``)."""
 
 
-def read_pb(data: bytes, file: str, strict: bool = False) -> ImportResult:
-    """Records from protobuf binary input (see the module docstring for the framing rules)."""
+def _never_single(frames: list[_Frame]) -> bool:
+    """Whether a stream of two frames or more cannot be read as one message, as its first
+    length prefix shows.
+
+    As one message, the first length prefix is read as the first field's tag, the field's
+    number being the length over 8. A number that none of ``_single``'s message types has is an
+    unknown field (or, when 0, a parse error), and either rejects the message. A prefix of at
+    most 4 bytes is read as the tag it is whatever the parser's varint limits (a record of 120
+    bytes or more, up to 256 MiB, has such a prefix)."""
+    prefix = frames[1][0] - len(frames[0][1])  # the second frame starts after the first's bytes
+    return prefix <= 4 and len(frames[0][1]) >> 3 not in _SINGLE_NUMBERS
+
+
+_Read = tuple[int, bytes, records_pb2.RecordFile | None, bool]
+"""A frame read: its start and bytes, its clean record or None, whether its tokens are all
+canonical."""
+_CHUNK = 64
+"""Frames checked together for unknown fields and tokens: the checks cost one C parse a chunk
+instead of one a record, and memory holds a chunk's checks, not the file's."""
+
+
+def _read_frames(data: bytes, frames: list[_Frame]) -> Iterator[_Read]:
+    """Each frame's start and bytes, its clean RecordFile (None if it is not one), and whether
+    its tokens are known to be canonical, parsed as they are asked for."""
+    kind = records_pb2.RecordFile.DESCRIPTOR
+    for first in range(0, len(frames), _CHUNK):
+        chunk = frames[first : first + _CHUNK]
+        ends = [start for start, _ in frames[first + 1 : first + _CHUNK + 1]]
+        ends += [len(data)] * (len(chunk) - len(ends))
+        # The frames, each tagged as field 1, are the records as one message's repeated field.
+        field = b"".join(
+            [_RECORD_TAG + data[start:end] for (start, _), end in zip(chunk, ends, strict=True)]
+        )
+        known_only = _known_only(kind, field)
+        canonical = canonical_records(kind, field)
+        for start, body in chunk:
+            message = _parse(records_pb2.RecordFile, body, known_only)
+            assert message is None or isinstance(message, records_pb2.RecordFile)
+            yield start, body, message, canonical
+
+
+def _stream(
+    stream: RecordStream,
+    out: Collector,
+    frames: Iterable[_Read],
+    count: int,
+) -> Iterator[records_pb2.RecordFile]:
+    """A stream's records one by one; each frame that is not a clean RecordFile holding a
+    record, or whose record holds a bad token, is a problem at its record number and byte."""
+    clean = True
+    for i, (start, body, message, canonical) in enumerate(frames):
+        where = f"record {i + 1} (byte {start})"
+        if message is None:
+            clean = False
+            out.problem(where, "expected a RecordFile message holding a game or a match")
+            stream.expected -= 1
+            continue
+        found = None if canonical else bad_token(message, "", json_names=False, data=body)
+        if found:
+            out.problem(f"{where}: {found[0]}", found[1])
+            stream.expected -= 1
+            continue
+        yield message
+    messages = "RecordFile messages" if clean else "messages"
+    out.note(f"{out.file}: read as a length-delimited stream of {count} {messages}")
+
+
+def stream_pb(data: bytes, file: str, strict: bool = False) -> RecordStream:
+    """Records from protobuf binary input (see the module docstring for the framing rules).
+
+    A stream of two frames or more that cannot be read as one message (``_never_single``) is
+    read as a stream whatever its frames hold, so it is read record by record as it is
+    iterated: each frame parsed, checked and given, and memory holds one record. Other input
+    is read whole first, to choose how to read it.
+    """
     out = Collector(file, strict)
+    stream = RecordStream(out.result)
     if not data:
         out.problem("byte 0", "the file is empty: expected protobuf records")
-        return out.result
+        return stream
     frames = _frames(data)
-    parsed = (
-        [(start, _parse(records_pb2.RecordFile, body)) for start, body in frames]
-        if isinstance(frames, list)
-        else []
-    )
-    if parsed and all(message is not None for _, message in parsed):
-        assert isinstance(frames, list)
-        out.note(f"{file}: read as a length-delimited stream of {len(parsed)} RecordFile messages")
-        # The frames, each tagged as field 1, are the records as one message's repeated field.
-        ends = [start for start, _ in frames[1:]] + [len(data)]
-        field = b"".join(
-            [_RECORD_TAG + data[start:end] for (start, _), end in zip(frames, ends, strict=True)]
-        )
-        if canonical_records(records_pb2.RecordFile.DESCRIPTOR, field):
-            for _, message in parsed:
-                assert isinstance(message, records_pb2.RecordFile)
-                out.add(message)
-            return out.result
-        for i, ((start, message), (_, body)) in enumerate(zip(parsed, frames, strict=True)):
-            assert isinstance(message, records_pb2.RecordFile)
-            _keep(out, message, f"record {i + 1} (byte {start})", body)
-        return out.result
+    if isinstance(frames, list) and len(frames) > 1 and _never_single(frames):
+        stream.expected = len(frames)
+        stream.records = _stream(stream, out, _read_frames(data, frames), len(frames))
+        return stream
+    parsed = list(_read_frames(data, frames)) if isinstance(frames, list) else []
+    if parsed and all(message is not None for _, _, message, _ in parsed):
+        stream.given(list(_stream(stream, out, parsed, len(parsed))))
+        return stream
     single = _single(data)
     if single is not None:
         out.note(f"{file}: read as one {single[1]} message")
-        _keep(out, single[0], "byte 0")
-        return out.result
-    if isinstance(frames, list) and len(frames) > 1:
-        out.note(f"{file}: read as a length-delimited stream of {len(frames)} messages")
-        for i, (start, message) in enumerate(parsed):
-            if isinstance(message, records_pb2.RecordFile):
-                _keep(out, message, f"record {i + 1} (byte {start})")
-            else:
-                out.problem(
-                    f"record {i + 1} (byte {start})",
-                    "expected a RecordFile message holding a game or a match",
-                )
-        return out.result
+        found = bad_token(single[0], "", json_names=False)
+        if found:
+            out.problem(f"byte 0: {found[0]}", found[1])
+        else:
+            stream.given([single[0]])
+        return stream
+    if len(parsed) > 1:
+        stream.given(list(_stream(stream, out, parsed, len(parsed))))
+        return stream
     why = frames if isinstance(frames, str) else "its one frame is not a RecordFile"
     out.problem(
         "byte 0",
         "expected a protobuf GameRecord, MatchRecord or RecordFile message, or a "
         f"length-delimited stream of RecordFile messages (as a stream: {why})",
     )
-    return out.result
+    return stream
+
+
+def read_pb(data: bytes, file: str, strict: bool = False) -> ImportResult:
+    """Records from protobuf binary input, read whole (``stream_pb``)."""
+    stream = stream_pb(data, file, strict)
+    records = list(stream)
+    stream.result.records = records
+    return stream.result

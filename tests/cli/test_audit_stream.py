@@ -1,0 +1,29 @@
+"""``chaodipi audit`` of a protobuf stream, read record by record: a bad record in the middle is
+reported at its record and byte, the others audited, as when the file was read whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from chaodipi import importers
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.cli.main import app
+from chaodipi.v1 import records_pb2
+
+
+def test_a_bad_record_in_a_stream_is_reported_and_the_others_audited(tmp_path: Path) -> None:
+    records = [records_pb2.RecordFile(game=generate_hand("classic", seed)) for seed in range(4)]
+    records[2].game.tricks[1].plays[0].MergeFromString(b"\x78\x01")  # an unknown field
+    path = tmp_path / "hands.pb"
+    importers.write(records, path, "pb")
+    expected = [str(p) for p in importers.load(path).errors]
+    assert len(expected) == 1 and "record 3 (byte " in expected[0]
+    result = CliRunner().invoke(app, ["audit", str(path)], env={"COLUMNS": "250"})
+    assert result.exit_code == 2
+    lines = result.stdout.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        f"hands.pb {records[i].game.record_id} (classic)" for i in (0, 1, 3)
+    ]
+    assert result.stderr.splitlines() == [f"error: {expected[0]}"]

@@ -1,0 +1,135 @@
+"""A protobuf stream read record by record (``stream_pb``) gives what reading it whole gave:
+the same records, problems at the same record and byte, and single messages still read whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chaodipi import importers
+from chaodipi.auditor.generate import generate_hand
+from chaodipi.importers.protobin import _RECORD_TAG, _known_only, stream_pb, write_pb
+from chaodipi.v1 import records_pb2
+
+UNKNOWN = b"\x78\x01"  # field 15, a varint: no message of a record has field 15
+
+
+def _records(count: int) -> list[records_pb2.RecordFile]:
+    return [records_pb2.RecordFile(game=generate_hand("classic", seed)) for seed in range(count)]
+
+
+def _with_unknown(message: records_pb2.Play | records_pb2.TrickClaim) -> None:
+    """Give a message, deep in a record, an unknown field."""
+    message.MergeFromString(UNKNOWN)
+
+
+def _starts(data: bytes, count: int) -> list[int]:
+    """Each frame's byte offset in a stream of ``count`` records."""
+    starts, pos = [], 0
+    for _ in range(count):
+        starts.append(pos)
+        length, shift = 0, 0
+        while True:
+            byte = data[pos]
+            pos += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        pos += length
+    return starts
+
+
+@pytest.mark.parametrize("depth", ["play", "claim"])
+def test_a_record_with_an_unknown_field_in_the_middle_is_reported_and_the_rest_given(
+    depth: str,
+) -> None:
+    records = _records(5)
+    trick = records[2].game.tricks[3]
+    _with_unknown(trick.plays[1] if depth == "play" else trick.claim)
+    data = write_pb(records)
+    stream = stream_pb(data, "s.pb")
+    assert stream.expected == 5
+    given = list(stream)
+    assert [r.game.record_id for r in given] == [records[i].game.record_id for i in (0, 1, 3, 4)]
+    assert stream.expected == 4
+    start = _starts(data, 5)[2]
+    assert [str(p) for p in stream.result.errors] == [
+        f"s.pb: record 3 (byte {start}): expected a RecordFile message holding a game or a match"
+    ]
+    assert stream.result.notes == ["s.pb: read as a length-delimited stream of 5 messages"]
+    whole = importers.load_bytes(data, "s.pb")
+    assert whole.errors == stream.result.errors and whole.notes == stream.result.notes
+    assert whole.records == given
+
+
+def test_a_record_with_a_bad_card_in_the_middle_is_reported_with_its_field() -> None:
+    records = _records(4)
+    records[1].game.tricks[0].plays[0].cards[0] = "SX"
+    data = write_pb(records)
+    stream = stream_pb(data, "s.pb")
+    assert len(list(stream)) == 3
+    start = _starts(data, 4)[1]
+    assert [str(p) for p in stream.result.errors] == [
+        f"s.pb: record 2 (byte {start}): game.tricks[0].plays[0].cards[0]: bad card token 'SX': "
+        "expected a card token: a suit letter S, H, C or D and a rank 2-9, T, J, Q, K, A "
+        "(e.g. 'ST'), or LJ / BJ for the jokers"
+    ]
+    assert stream.result.notes == [
+        "s.pb: read as a length-delimited stream of 4 RecordFile messages"
+    ]
+
+
+def test_an_unknown_field_at_any_depth_is_found_in_a_chunk() -> None:
+    records = _records(3)
+
+    def chunk() -> bytes:
+        return b"".join(_RECORD_TAG + write_pb([r]) for r in records)
+
+    kind = records_pb2.RecordFile.DESCRIPTOR
+    assert _known_only(kind, chunk())
+    game = records[1].game
+    for message in (game, game.context, game.draw_order, game.tricks[5].plays[2], game.claim):
+        message.MergeFromString(UNKNOWN)
+        assert not _known_only(kind, chunk())
+        message.DiscardUnknownFields()
+        assert _known_only(kind, chunk())
+    # A known field number with another wire type is unknown too (the seat as a string).
+    game.tricks[0].plays[0].MergeFromString(b"\x0a\x01x")
+    assert not _known_only(kind, chunk())
+
+
+def test_a_single_message_is_still_read_whole() -> None:
+    game = generate_hand("classic", 1)
+    stream = stream_pb(game.SerializeToString(), "g.pb")
+    assert [r.game for r in stream] == [game]
+    assert stream.result.notes == ["g.pb: read as one GameRecord message"]
+
+
+def test_a_stream_of_small_records_is_read_whole_first() -> None:
+    """A first record of 15 bytes, read as a tag, is a GameRecord's field 1: the frames are
+    all read first, to tell a stream from one message."""
+    records = [
+        records_pb2.RecordFile(game=records_pb2.GameRecord(record_id=f"g{i}", ruleset="classic"))
+        for i in range(3)
+    ]
+    data = write_pb(records)
+    assert data[0] == 15
+    stream = stream_pb(data, "s.pb")
+    assert stream.records == records and stream.expected == 3
+    assert stream.result.notes == [
+        "s.pb: read as a length-delimited stream of 3 RecordFile messages"
+    ]
+
+
+def test_stream_gives_what_load_gives(tmp_path: Path) -> None:
+    path = tmp_path / "s.pb"
+    importers.write(_records(3), path, "pb")
+    text = tmp_path / "s.txt"
+    importers.write(_records(2), text, "text")
+    for file in (path, text):
+        loaded = importers.load(file)
+        stream = importers.stream(file)
+        assert list(stream) == loaded.records
+        assert stream.result.errors == loaded.errors and stream.result.notes == loaded.notes
