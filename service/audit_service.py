@@ -16,14 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.analyzed import MAX_WINDOW, analyze_record, analyze_serialized
-from chaodipi.service.context import STREAM, TENANT, State
-from chaodipi.service.errors import InvalidRequest, LimitExceeded, NotFound
-from chaodipi.service.ingest import run_audit
+from chaodipi.service.context import TENANT, State
+from chaodipi.service.errors import InvalidRequest, LimitExceeded, NotFound, Unreadable
+from chaodipi.service.ingest import batch_requests, run_audit
 from chaodipi.service.limits import BadArgument, echo
 from chaodipi.service.names import GAMES, MATCHES, PLAYERS, game_name, parse_name
 from chaodipi.service.readmodel import GameFilter, GameReplay, ReadModel, StatsFilter, StoredGame
@@ -66,7 +67,7 @@ def _page_size(size: int) -> int:
     return size
 
 
-async def _stream_of(requests: Iterable[service_pb2.UploadRecordsRequest]) -> AsyncIterator[Any]:
+async def _stream_of(requests: Iterable[bytes]) -> AsyncIterator[bytes]:
     for request in requests:
         yield request
 
@@ -93,37 +94,41 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
         in a thread)."""
         return ReadModel(self.state.sessions, TENANT.get())
 
-    async def UploadRecords(
-        self, request_iterator: AsyncIterator[service_pb2.UploadRecordsRequest], context: Context
+    # The upload methods take their requests as received (``server.Registration.raw``): the
+    # audits read the records, in the audit workers, not the event loop.
+    async def UploadRecords(  # type: ignore[override]
+        self, request_iterator: AsyncIterator[bytes], context: Context
     ) -> AsyncIterator[service_pb2.RecordSummary]:
         """Audit and store every record of the stream; one summary per record, as it is
         stored."""
         tenant = TENANT.get()
-        read = STREAM.get()
         async with self.state.calls.budget(context.time_remaining()) as budget:
             # Headers at once: the client knows the call is taken up (a shutdown now lets it
             # finish) before the first summary, which waits for a batch of records.
             await context.send_initial_metadata(())
-            async for summary in upload(self.uploads, budget, tenant, request_iterator, read.take):
+            async for summary in upload(self.uploads, budget, tenant, request_iterator):
                 yield summary
 
-    async def BatchUploadRecords(
-        self, request: service_pb2.BatchUploadRecordsRequest, context: Context
+    async def BatchUploadRecords(  # type: ignore[override]
+        self, request: bytes, context: Context
     ) -> service_pb2.BatchUploadRecordsResponse:
         """The records of one message, as UploadRecords stores them."""
-        limit = self.state.config.max_batch_records
-        if len(request.requests) > limit:
-            raise LimitExceeded(
-                f"a batch holds at most {limit} records, this one {len(request.requests)}: "
-                "use UploadRecords, or smaller batches"
-            )
         tenant = TENANT.get()
         async with self.state.calls.budget(context.time_remaining()) as budget:
+            try:
+                records = await budget.submit(self.state.audit_executor, batch_requests, request)
+            except DecodeError as exc:
+                name = service_pb2.BatchUploadRecordsRequest.DESCRIPTOR.full_name
+                raise Unreadable(name, exc) from None
+            limit = self.state.config.max_batch_records
+            if len(records) > limit:
+                raise LimitExceeded(
+                    f"a batch holds at most {limit} records, this one {len(records)}: "
+                    "use UploadRecords, or smaller batches"
+                )
             summaries = [
                 summary
-                async for summary in upload(
-                    self.uploads, budget, tenant, _stream_of(request.requests), lambda _: None
-                )
+                async for summary in upload(self.uploads, budget, tenant, _stream_of(records))
             ]
         return service_pb2.BatchUploadRecordsResponse(summaries=summaries)
 

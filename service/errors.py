@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NoReturn
 
 import grpc
+from google.protobuf.message import DecodeError
 from google.rpc import (  # type: ignore[import-untyped]  # has .pyi files but no py.typed
     code_pb2,
     error_details_pb2,
@@ -43,6 +44,19 @@ class InvalidRequest(Exception):
         super().__init__(message)
         self.message = message
         self.violations = violations
+
+
+def not_readable(type_name: str, exc: DecodeError) -> str:
+    """Why a request message does not parse as its type ``type_name`` (a full protobuf name)."""
+    return f"not a readable {type_name} message: {exc}"
+
+
+class Unreadable(InvalidRequest):
+    """A request message that does not parse as its type: INVALID_ARGUMENT under ``request``."""
+
+    def __init__(self, type_name: str, exc: DecodeError) -> None:
+        why = audit_pb2.FieldViolation(field="request", description=not_readable(type_name, exc))
+        super().__init__("the request cannot be read", [why])
 
 
 class NotFound(Exception):

@@ -11,7 +11,9 @@ Records are made canonical before anything else: unknown protobuf fields are dro
 neither count in the duplicate check nor get stored.
 
 The upload's audit loops (``audit_requests`` in a thread, ``audit_serialized`` in a worker
-process) look at the call's budget before each record and stop once it is spent (the call was
+process) take the requests as the server received them, serialized: they read each one there,
+not on the server's event loop (a request that does not parse is the reason why, in its place).
+They look at the call's budget before each record and stop once it is spent (the call was
 cancelled or its deadline passed): a call given up costs at most the record being audited.
 """
 
@@ -24,10 +26,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from google.protobuf.message import DecodeError
+
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.engine.ruleset import Ruleset
 from chaodipi.service.audited import Audited, content_hash
 from chaodipi.service.db import SessionFactory
+from chaodipi.service.errors import not_readable
 from chaodipi.service.limits import MAX_TEXT, echo, record_violations, text_problem
 from chaodipi.service.store import store_batch
 from chaodipi.v1 import audit_pb2, records_pb2, service_pb2
@@ -68,17 +73,50 @@ def audit_for_upload(request: service_pb2.UploadRecordsRequest) -> Report | None
     return run_audit(request)
 
 
-def audit_requests(
-    requests: Sequence[service_pb2.UploadRecordsRequest], spent: Callable[[], bool]
-) -> list[Report | None]:
-    """``audit_for_upload`` of each request, in a thread, until ``spent()`` says the call's
-    budget is gone: then the reports so far (fewer than the requests)."""
-    out: list[Report | None] = []
-    for request in requests:
+Audit = Report | bytes | str | None
+"""What the audit of one uploaded request gave: its report (serialized when it comes from an
+audit worker process; None or empty bytes: the record was not audited), or why the request
+could not be read (a str)."""
+
+
+def serialized(audit: Audit) -> bytes | str:
+    """An audit as it travels between processes: its report serialized (empty: none)."""
+    if audit is None:
+        return b""
+    return audit if isinstance(audit, bytes | str) else audit.SerializeToString()
+
+
+def read_request(data: bytes) -> service_pb2.UploadRecordsRequest | str:
+    """The upload request ``data`` holds, or why it cannot be read."""
+    try:
+        return service_pb2.UploadRecordsRequest.FromString(data)
+    except DecodeError as exc:
+        return not_readable(service_pb2.UploadRecordsRequest.DESCRIPTOR.full_name, exc)
+
+
+def audit_read(data: bytes) -> Report | str | None:
+    """``audit_for_upload`` of the request ``data`` holds, or why it cannot be read."""
+    request = read_request(data)
+    return request if isinstance(request, str) else audit_for_upload(request)
+
+
+def audit_requests(requests: Sequence[bytes], spent: Callable[[], bool]) -> list[Audit]:
+    """``audit_read`` of each serialized request, in a thread, until ``spent()`` says the
+    call's budget is gone: then the audits so far (fewer than the requests)."""
+    out: list[Audit] = []
+    for data in requests:
         if spent():
             break
-        out.append(audit_for_upload(request))
+        out.append(audit_read(data))
     return out
+
+
+def batch_requests(data: bytes) -> list[bytes]:
+    """The upload requests of a serialized ``BatchUploadRecordsRequest``, each serialized (in
+    an audit worker or thread, so that the event loop reads none of them); ``DecodeError`` when
+    the batch does not parse."""
+    batch = service_pb2.BatchUploadRecordsRequest.FromString(data)
+    return [request.SerializeToString() for request in batch.requests]
 
 
 _flags: Any = None
@@ -107,18 +145,17 @@ def start_worker(flags: Any) -> None:
 
 def audit_serialized(
     requests: Sequence[bytes], slot: int = -1, deadline: float | None = None
-) -> list[bytes]:
-    """``audit_for_upload`` on serialized requests, in a worker process (empty bytes: no report),
-    until the call's flag (``slot`` of the flags ``start_worker`` kept) is raised or the
-    ``deadline`` (``time.time()``) passes: then the reports so far."""
-    out = []
+) -> list[bytes | str]:
+    """``audit_read`` of serialized requests, in a worker process, each report serialized
+    (empty bytes: no report), until the call's flag (``slot`` of the flags ``start_worker``
+    kept) is raised or the ``deadline`` (``time.time()``) passes: then the audits so far."""
+    out: list[bytes | str] = []
     for data in requests:
         if (slot >= 0 and _flags is not None and _flags[slot]) or (
             deadline is not None and time.time() >= deadline
         ):
             break
-        report = audit_for_upload(service_pb2.UploadRecordsRequest.FromString(data))
-        out.append(b"" if report is None else report.SerializeToString())
+        out.append(serialized(audit_read(data)))
     return out
 
 

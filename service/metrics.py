@@ -24,6 +24,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import Counter as Tally
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
@@ -112,9 +113,10 @@ class Metrics:
         await self._quiet.wait()
 
     def count_summaries(self, summaries: Iterable[service_pb2.RecordSummary]) -> None:
-        """Count uploaded records by outcome."""
-        for summary in summaries:
-            self.records.labels(_OUTCOMES.get(summary.status, "rejected")).inc()
+        """Count uploaded records by outcome (each outcome's counter once: on the event loop,
+        for every batch of an upload)."""
+        for status, count in Tally(summary.status for summary in summaries).items():
+            self.records.labels(_OUTCOMES.get(status, "rejected")).inc(count)
 
     def text(self) -> bytes:
         """The metrics in Prometheus's text format."""

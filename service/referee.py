@@ -108,8 +108,6 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
                 tenant,
                 0,
                 [upload],
-                [],
                 [referee.report],
-                [None],
             )
         return summaries[0]

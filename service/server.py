@@ -4,7 +4,8 @@ reflection, API-key auth per tenant, TLS, message size limits and graceful shutd
 Every call of a service in ``SERVICES`` passes through the API-key check (``AuthInterceptor``)
 and then ``_bound``, which sets the caller's tenant, reads the request bytes itself (a message
 that is not protobuf is INVALID_ARGUMENT, or one rejected record in a stream, where gRPC's own
-reading would answer UNKNOWN) and turns whatever the servicer raises into a status
+reading would answer UNKNOWN; the uploads' servicer reads its records itself, off the event
+loop, and answers the same) and turns whatever the servicer raises into a status
 (``service.errors``): no call answers UNKNOWN. Serving one more service is one more
 ``Registration`` in ``SERVICES``.
 
@@ -46,7 +47,7 @@ from chaodipi.service.audit_service import AuditServicer
 from chaodipi.service.budget import Board, Calls
 from chaodipi.service.context import STREAM, TENANT, ServerConfig, State, StreamRead
 from chaodipi.service.db import in_memory, make_engine, session_factory
-from chaodipi.service.errors import InvalidRequest, LimitExceeded, abort_for
+from chaodipi.service.errors import LimitExceeded, Unreadable, abort_for, not_readable
 from chaodipi.service.home import DEFAULT_TENANT
 from chaodipi.service.ingest import audit_serialized, start_worker
 from chaodipi.service.keys import has_active_keys, tenant_for_key
@@ -56,7 +57,7 @@ from chaodipi.service.referee import RefereeServicer
 from chaodipi.service.store import ensure_tenant
 from chaodipi.service.uploads import STORE_NICENESS, start_store_worker
 from chaodipi.service.workers import WorkerPool
-from chaodipi.v1 import audit_pb2, referee_pb2, referee_pb2_grpc, service_pb2, service_pb2_grpc
+from chaodipi.v1 import referee_pb2, referee_pb2_grpc, service_pb2, service_pb2_grpc
 
 __all__ = [
     "SERVICES",
@@ -85,6 +86,8 @@ class Registration:
     service: ServiceDescriptor
     add: Callable[[Any, grpc.aio.Server], None]
     make: Callable[[State], object]
+    # Methods whose servicer takes the request bytes as received and reads them itself.
+    raw: frozenset[str] = frozenset()
 
 
 SERVICES: tuple[Registration, ...] = (
@@ -92,6 +95,8 @@ SERVICES: tuple[Registration, ...] = (
         service_pb2.DESCRIPTOR.services_by_name["AuditService"],
         service_pb2_grpc.add_AuditServiceServicer_to_server,
         AuditServicer,
+        # The uploads' records are read in the audit workers, not on the event loop.
+        frozenset({"UploadRecords", "BatchUploadRecords"}),
     ),
     Registration(
         referee_pb2.DESCRIPTOR.services_by_name["RefereeService"],
@@ -108,28 +113,28 @@ _REQUEST_TYPES = {
     for m in entry.service.methods
 }
 """The request message type of each method behind the key check, by its gRPC path."""
+_RAW = {f"/{entry.service.full_name}/{name}" for entry in SERVICES for name in entry.raw}
+"""The methods whose servicer reads the request bytes itself (``Registration.raw``)."""
 
 
-def _read_error(method: str, exc: DecodeError) -> audit_pb2.FieldViolation:
-    name = _REQUEST_TYPES[method]
-    return audit_pb2.FieldViolation(
-        field="request", description=f"not a readable {name} message: {exc}"
-    )
+def _as_received(raw: bytes) -> bytes:
+    return raw
 
 
 def _bound(
     handler: grpc.RpcMethodHandler[Req, Resp], method: str, tenant: int, config: ServerConfig
 ) -> grpc.RpcMethodHandler[Req, Resp]:
     """The same handler, run with the caller's tenant in ``TENANT``, reading the request bytes
-    itself, its exceptions turned into statuses (``service.errors.abort_for``)."""
-    decode = handler.request_deserializer
+    itself (or handing them on as received, for a method of ``_RAW``), its exceptions turned
+    into statuses (``service.errors.abort_for``)."""
+    decode = _as_received if method in _RAW else handler.request_deserializer
     assert decode is not None  # generated handlers always name their request type
 
     async def one(raw: bytes) -> Any:
         try:
             return decode(raw)
         except DecodeError as exc:
-            raise InvalidRequest("the request cannot be read", [_read_error(method, exc)]) from None
+            raise Unreadable(_REQUEST_TYPES[method], exc) from None
 
     def stream(raw_stream: AsyncIterator[bytes]) -> AsyncIterator[Any]:
         read = StreamRead()
@@ -149,7 +154,7 @@ def _bound(
             try:
                 yield decode(raw)
             except DecodeError as exc:
-                read.unreadable[index] = _read_error(method, exc).description
+                read.unreadable[index] = not_readable(_REQUEST_TYPES[method], exc)
                 yield decode(b"")  # an empty request holds its place in the stream
             index += 1
 

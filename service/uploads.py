@@ -7,6 +7,11 @@ and one stored at a time; once a batch is stored only its summaries remain, and 
 not kept. Reading stops while the batches ahead are busy, so a fast client waits (gRPC flow
 control) rather than filling the server.
 
+The records travel as the server received them, serialized: the audits read them (in the audit
+worker processes, or threads) and the store reads them again, so that the event loop, which also
+answers every referee verdict, reads none of them (reading a record and writing it again for a
+worker was a sixth of the loop's work during an upload).
+
 With audit worker processes, a batch is also stored by a process of its own (a store worker,
 ``start_store_worker``): reading its reports, checking and hashing its records and writing
 them is Python work that, in a thread of the server, would hold the GIL for milliseconds at a
@@ -20,21 +25,21 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
-from chaodipi.service.audited import Audited
 from chaodipi.service.budget import Budget
 from chaodipi.service.db import SessionFactory, make_engine, session_factory
 from chaodipi.service.errors import BudgetSpent, LimitExceeded
 from chaodipi.service.ingest import (
-    Report,
+    Audit,
     audit_requests,
     audit_serialized,
     exit_with_parent,
     make_audited,
     parse_report,
+    serialized,
     unreadable_request,
 )
 from chaodipi.service.metrics import Metrics, cpu_timed
@@ -63,16 +68,13 @@ class UploadSettings:
 @dataclass(slots=True)
 class _Batch:
     start: int
-    requests: list[Request]
-    data: list[bytes]  # the requests serialized, for worker processes (empty with threads)
-    audit: Awaitable[tuple[Sequence[Report | bytes | None], float]]  # reports, CPU seconds
+    data: list[bytes]  # the requests as the server received them
+    audit: Awaitable[tuple[Sequence[Audit], float]]  # the audits, CPU seconds
 
 
-def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[Request]) -> _Batch:
-    audit: asyncio.Future[tuple[Sequence[Report | bytes | None], float]]
-    data: list[bytes] = []
+def _audit(settings: UploadSettings, budget: Budget, start: int, data: list[bytes]) -> _Batch:
+    audit: asyncio.Future[tuple[Sequence[Audit], float]]
     if isinstance(settings.audit_executor, WorkerPool):
-        data = [r.SerializeToString() for r in requests]
         audit = budget.submit(
             settings.audit_executor,
             cpu_timed,
@@ -83,43 +85,40 @@ def _audit(settings: UploadSettings, budget: Budget, start: int, requests: list[
         )
     else:
         audit = budget.submit(
-            settings.audit_executor, cpu_timed, audit_requests, requests, budget.spent
+            settings.audit_executor, cpu_timed, audit_requests, data, budget.spent
         )
     queue = settings.metrics.audit_queue
-    queue.inc(len(requests))
-    audit.add_done_callback(lambda _: queue.dec(len(requests)))
-    return _Batch(start, requests, data, audit)
+    queue.inc(len(data))
+    audit.add_done_callback(lambda _: queue.dec(len(data)))
+    return _Batch(start, data, audit)
 
 
-def _items(
-    start: int,
-    requests: Sequence[Request],
-    reports: Sequence[Report | None],
-    whys: Sequence[str | None],
-) -> list[Audited]:
-    return [
-        make_audited(start + i, request, report)
-        if why is None
-        else unreadable_request(start + i, why)
-        for i, (request, report, why) in enumerate(zip(requests, reports, whys, strict=True))
-    ]
+def _reported(out: Sequence[Audit]) -> int:
+    """How many of the audits gave a report."""
+    return sum(
+        bool(a) if isinstance(a, bytes) else a is not None and not isinstance(a, str) for a in out
+    )
 
 
 def _store_here(
     sessions: SessionFactory,
     tenant: int,
     start: int,
-    requests: Sequence[Request],
-    out: Sequence[Report | bytes | None],
-    whys: Sequence[str | None],
+    requests: Sequence[Request | bytes],
+    out: Sequence[Audit],
 ) -> list[Summary]:
-    """In a store thread or worker: read the batch's reports, check and hash each record,
-    store them."""
-    reports = [
-        parse_report(request, data) if isinstance(data, bytes) else data
-        for request, data in zip(requests, out, strict=True)
-    ]
-    return store_batch(sessions, tenant, _items(start, requests, reports, whys))
+    """In a store thread or worker: read the batch's requests (serialized or not) and reports,
+    check and hash each record, store them."""
+    items = []
+    for index, (request, audit) in enumerate(zip(requests, out, strict=True), start):
+        if isinstance(audit, str):
+            items.append(unreadable_request(index, audit))
+            continue
+        if isinstance(request, bytes):
+            request = Request.FromString(request)  # it parsed for its audit
+        report = parse_report(request, audit) if isinstance(audit, bytes) else audit
+        items.append(make_audited(index, request, report))
+    return store_batch(sessions, tenant, items)
 
 
 STORE_NICENESS = 5
@@ -141,13 +140,12 @@ def start_store_worker(database_url: str) -> None:
 
 
 def store_serialized(
-    tenant: int, start: int, data: Sequence[bytes], out: Sequence[bytes], whys: Sequence[str | None]
+    tenant: int, start: int, data: Sequence[bytes], out: Sequence[bytes | str]
 ) -> list[bytes]:
-    """In a store worker: ``_store_here`` of a batch of serialized requests with the reports
+    """In a store worker: ``_store_here`` of a batch of serialized requests with the audits
     the audit workers returned; the summaries serialized."""
     assert _store_sessions is not None, "start_store_worker opens the database first"
-    requests = [Request.FromString(d) for d in data]
-    summaries = _store_here(_store_sessions, tenant, start, requests, out, whys)
+    summaries = _store_here(_store_sessions, tenant, start, data, out)
     return [summary.SerializeToString() for summary in summaries]
 
 
@@ -157,51 +155,41 @@ async def store(
     budget: Budget,
     tenant: int,
     start: int,
-    requests: Sequence[Request],
-    data: Sequence[bytes],
-    out: Sequence[Report | bytes | None],
-    whys: Sequence[str | None],
+    requests: Sequence[Request | bytes],
+    out: Sequence[Audit],
 ) -> list[Summary]:
     """Store audited records (the ``start``-th of their stream first), as ``store_batch`` does,
-    in a store worker process when ``executor`` is a pool of them (the requests, ``data``
-    serialized or empty, and the reports travel serialized), else in one of its threads.
-    The work runs to its end even if the caller stops waiting."""
+    in a store worker process when ``executor`` is a pool of them (the requests and reports
+    travel serialized), else in one of its threads. The work runs to its end even if the
+    caller stops waiting."""
     if isinstance(executor, WorkerPool):
-        reports = [
-            r if isinstance(r, bytes) else b"" if r is None else r.SerializeToString() for r in out
-        ]
-        serialized = budget.submit(
+        summaries = budget.submit(
             executor,
             store_serialized,
             tenant,
             start,
-            data or [request.SerializeToString() for request in requests],
-            reports,
-            whys,
+            [r if isinstance(r, bytes) else r.SerializeToString() for r in requests],
+            [serialized(audit) for audit in out],
         )
-        return [Summary.FromString(summary) for summary in await asyncio.shield(serialized)]
-    stored = budget.submit(executor, _store_here, sessions, tenant, start, requests, out, whys)
+        return [Summary.FromString(summary) for summary in await asyncio.shield(summaries)]
+    stored = budget.submit(executor, _store_here, sessions, tenant, start, requests, out)
     return await asyncio.shield(stored)
 
 
 async def upload(
-    settings: UploadSettings,
-    budget: Budget,
-    tenant: int,
-    requests: AsyncIterator[Request],
-    unreadable: Callable[[int], str | None],
+    settings: UploadSettings, budget: Budget, tenant: int, requests: AsyncIterator[bytes]
 ) -> AsyncIterator[Summary]:
-    """Audit and store the stream's records for ``tenant``; yields one summary per record, in
-    stream order, each batch's once it is stored. ``unreadable(i)`` is why the i-th message of
-    the stream could not be read (None: it could), for the messages the reader replaced with an
-    empty request. Raises ``LimitExceeded`` past ``max_records`` (after the summaries of the
-    records before), ``BudgetSpent`` when the budget ran out before the stream was done.
+    """Audit and store the stream's records for ``tenant``, its requests serialized as they were
+    received (the audits read them); yields one summary per record, in stream order, each
+    batch's once it is stored. Raises ``LimitExceeded`` past ``max_records`` (after the
+    summaries of the records before), ``BudgetSpent`` when the budget ran out before the stream
+    was done.
     """
     queue: asyncio.Queue[_Batch | None] = asyncio.Queue(maxsize=settings.in_flight)
     failure: list[Exception] = []
 
     async def read() -> None:
-        batch: list[Request] = []
+        batch: list[bytes] = []
         count = 0
         try:
             async for request in requests:
@@ -226,22 +214,17 @@ async def upload(
         while (batch := await queue.get()) is not None:
             out, cpu = await asyncio.shield(batch.audit)
             settings.metrics.audit_cpu.inc(cpu)
-            if budget.spent() or len(out) < len(batch.requests):
+            if budget.spent() or len(out) < len(batch.data):
                 raise BudgetSpent()
-            whys = [unreadable(batch.start + i) for i in range(len(batch.requests))]
-            settings.metrics.audited.inc(
-                sum(bool(r) if isinstance(r, bytes) else r is not None for r in out)
-            )
+            settings.metrics.audited.inc(_reported(out))
             summaries = await store(
                 settings.store_executor,
                 settings.sessions,
                 budget,
                 tenant,
                 batch.start,
-                batch.requests,
                 batch.data,
                 out,
-                whys,
             )
             del batch, out
             settings.metrics.count_summaries(summaries)

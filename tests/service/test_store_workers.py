@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+import grpc
 import pytest
 from sqlalchemy.exc import OperationalError
 
@@ -21,9 +22,11 @@ from chaodipi.service.uploads import start_store_worker, store_serialized
 from chaodipi.service.workers import WorkerPool
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import Service, running_service
+from tests.service.test_hostile import NOT_PROTOBUF
 from tests.service.test_referee_service import _referee
 
 STORED = service_pb2.RecordSummary.STATUS_STORED
+REJECTED = service_pb2.RecordSummary.STATUS_REJECTED
 
 
 def _config(url: str, audit_workers: int) -> ServerConfig:
@@ -75,6 +78,47 @@ def test_store_workers_store_uploads_and_refereed_hands_as_store_threads_do(
     assert refereed_there.status == refereed_here.status == STORED
 
 
+def _raw_uploads(service: Service) -> tuple[list[service_pb2.RecordSummary], str]:
+    """The summaries of a stream whose second message does not parse and of a batch of one
+    record, and the error of a batch that does not parse, called with the bytes as sent."""
+    metadata = (("authorization", f"Bearer {service.new_key()}"),)
+    good = [
+        service_pb2.UploadRecordsRequest(game=generate_hand("classic", 80 + i)).SerializeToString()
+        for i in range(2)
+    ]
+    batch = service_pb2.BatchUploadRecordsRequest(
+        requests=[service_pb2.UploadRecordsRequest(game=generate_hand("anhui", 90))]
+    )
+    with grpc.insecure_channel(service.server.target) as channel:
+        upload = channel.stream_stream(
+            "/chaodipi.v1.AuditService/UploadRecords",
+            response_deserializer=service_pb2.RecordSummary.FromString,
+        )
+        batch_upload = channel.unary_unary("/chaodipi.v1.AuditService/BatchUploadRecords")
+        summaries = list(upload(iter([good[0], NOT_PROTOBUF, good[1]]), metadata=metadata))
+        answer = batch_upload(batch.SerializeToString(), metadata=metadata)
+        summaries += service_pb2.BatchUploadRecordsResponse.FromString(answer).summaries
+        with pytest.raises(grpc.RpcError) as caught:
+            batch_upload(NOT_PROTOBUF, metadata=metadata)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    return summaries, str(caught.value.details())  # type: ignore[attr-defined]
+
+
+def test_audit_workers_read_uploaded_messages_as_threads_do(own_database_url: str) -> None:
+    # The uploads' messages are read where they are audited: a message that does not parse is
+    # the same rejected record (or the same bad batch) there as in a thread.
+    with running_service(_config(own_database_url, audit_workers=1)) as service:
+        in_processes, bad_batch_there = _raw_uploads(service)
+    with running_service(_config(own_database_url, audit_workers=0)) as service:
+        in_threads, bad_batch_here = _raw_uploads(service)
+    assert [s.status for s in in_processes] == [STORED, REJECTED, STORED, STORED]
+    assert "not a readable chaodipi.v1.UploadRecordsRequest" in in_processes[1].error
+    for summary in [*in_processes, *in_threads]:
+        summary.ClearField("game")
+    assert in_processes == in_threads
+    assert bad_batch_there == bad_batch_here
+
+
 def test_a_worker_that_dies_is_started_anew_and_later_calls_are_served(tmp_path: Path) -> None:
     config = _config(f"sqlite:///{tmp_path / 'service.db'}", audit_workers=1)
     with running_service(config) as service:
@@ -108,9 +152,7 @@ def test_a_store_worker_that_cannot_reach_the_database_says_so_as_a_thread_would
         hand = generate_hand("classic", 70)
         request = service_pb2.UploadRecordsRequest(game=hand)
         report = audit_game(hand).SerializeToString()
-        stored = pool.submit(
-            store_serialized, 1, 0, [request.SerializeToString()], [report], [None]
-        )
+        stored = pool.submit(store_serialized, 1, 0, [request.SerializeToString()], [report])
         with pytest.raises(OperationalError):
             stored.result()
     finally:
