@@ -6,8 +6,9 @@ temporary file, then times, in this process and on one core (CPU time, best of `
 - the command itself, ``chaodipi audit FILE`` (with ``--json``: ``chaodipi audit --json
   FILE``) run through the CLI app in-process with its output sent to ``/dev/null``
   (start-up excluded: the CLI is imported before the clock starts), split into its parts:
-  reading the file (``importers.load``: format detection, parsing, token checks), auditing
-  every record, and the reports built and printed;
+  reading the file as the command does (``importers.stream``: format detection, framing,
+  parsing each record and dropping it, unknown-field and token checks), auditing every
+  record, and the reports built and printed;
 - the in-process audit of the same records (``audit_game`` + ``SerializeToString``, as
   ``bench/audit.py`` measures it).
 
@@ -60,7 +61,8 @@ def main() -> None:
                 app(["audit", *(["--json"] if args.json else []), str(path)], standalone_mode=False)
 
         def load() -> None:
-            importers.load(path)
+            for _ in importers.stream(path):
+                pass
 
         def audit_loaded() -> None:
             for game in games:
