@@ -300,9 +300,11 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
     each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
-    suit_steps = ctx.steps[ctx.suit[unit.top]]
-    floor = ctx.step[unit.top]
-    width, length = unit.shape
+    # The unit's fields read once, not through its properties: interpreted, each a call.
+    width, kinds = unit.width, unit.kinds
+    top, length = kinds[-1], len(kinds)
+    suit_steps = ctx.steps[ctx.suit[top]]
+    floor = ctx.step[top]
     if length == 1:
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
