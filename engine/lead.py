@@ -164,7 +164,8 @@ def suit_label(suit: int) -> str:
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
     """Sort key putting larger units first, then wider, then longer, then higher tops."""
-    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
+    width, kinds = unit.width, unit.kinds  # fields, not properties: interpreted, calls
+    return (-width * len(kinds), -width, -len(kinds), -ctx.strength[kinds[-1]])
 
 
 def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
