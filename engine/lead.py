@@ -392,7 +392,7 @@ def check_throw(
             0,
             leader,
             shown,
-            suit=ctx.suit[units[0].top] if units else TRUMP,
+            suit=ctx.suit[units[0].kinds[-1]] if units else TRUMP,
         )
     beaten: list[Beat] = []
     beaten_units: list[Unit] = []  # a unit beaten by several seats counts once
@@ -405,7 +405,7 @@ def check_throw(
                 beaten.append(Beat(unit, seat, by))
         if len(beaten) > found:
             beaten_units.append(unit)
-    suit = ctx.suit[units[0].top]
+    suit = ctx.suit[units[0].kinds[-1]]
     if not beaten:
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     tied = _forced_tie(ctx, rule, units, beaten_units)

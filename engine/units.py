@@ -145,8 +145,9 @@ def units_containing_lowest(
 
 def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     # Fewest units; then largest units first; then tractors before loose sets.
-    sizes = tuple(sorted(-u.size for u in units))
-    lengths = tuple(sorted(-u.length for u in units))
+    # Fields, not the size and length properties: interpreted, each a call.
+    sizes = tuple(sorted(-u.width * len(u.kinds) for u in units))
+    lengths = tuple(sorted(-len(u.kinds) for u in units))
     return (len(units), sizes, lengths)
 
 
@@ -202,7 +203,8 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
     strength = ctx.strength
 
     def order(unit: Unit) -> tuple[int, int, int]:
-        return (-unit.size, -unit.length, -strength[unit.top])
+        kinds = unit.kinds
+        return (-unit.width * len(kinds), -len(kinds), -strength[kinds[-1]])
 
     kinds = dict.fromkeys(ordered)  # each kind once, low to high
     link_up = ctx.link_up
