@@ -22,6 +22,7 @@ import sys
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Protocol, cast
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -111,6 +112,27 @@ class ReadExchange:
     buried: list[int]
 
 
+@dataclass(frozen=True, slots=True)
+class TrickClaims:
+    """What a record claims of a trick (its ``TrickClaim``): None for a field left unset.
+
+    Immutable, so the reader keeps one for each encoding (``_claims_from_wire``): every hand
+    shares it, where a message would be its own (messages can be changed) and cost a parse.
+    """
+
+    winner: int | None
+    points: int | None
+    penalty: int | None
+
+    @classmethod
+    def of(cls, claim: records_pb2.TrickClaim) -> TrickClaims:
+        return cls(
+            claim.winner if claim.HasField("winner") else None,
+            claim.points if claim.HasField("points") else None,
+            claim.penalty if claim.HasField("penalty") else None,
+        )
+
+
 # ReadPlay and ReadTrick are built ~100 and ~25 times a hand. Their ``__init__`` is written
 # out because mypyc compiles a hand-written one to native code, while the one @dataclass
 # generates stays interpreted (@dataclass keeps a hand-written ``__init__``).
@@ -131,14 +153,14 @@ class ReadTrick:
     leader: int
     plays: list[ReadPlay]
     declared_split: list[list[int]] | None
-    claim: records_pb2.TrickClaim | None
+    claim: TrickClaims | None
 
     def __init__(
         self,
         leader: int,
         plays: list[ReadPlay],
         declared_split: list[list[int]] | None,
-        claim: records_pb2.TrickClaim | None,
+        claim: TrickClaims | None,
     ) -> None:
         self.leader = leader
         self.plays = plays
@@ -386,7 +408,7 @@ def _read_trick(reader: _Reader, trick: records_pb2.Trick, path: str) -> ReadTri
         else None
     )
     leader = reader.seat(trick.leader, f"{path}.leader")
-    claim = trick.claim if trick.HasField("claim") else None
+    claim = TrickClaims.of(trick.claim) if trick.HasField("claim") else None
     return ReadTrick(leader, plays, split, claim)
 
 
@@ -494,8 +516,13 @@ def _copies_by_code() -> dict[bytes, tuple[int, int, int]]:
 
 _COPIES_BY_CODE: Final = _copies_by_code()
 """The encodings of single cards and pairs (most plays), each play's ``(seat, kind, copies)``."""
-_claim_from_wire: Final = records_pb2.TrickClaim.FromString
-"""A trick's claim from its bytes: the method looked up once, not for every trick."""
+
+
+@lru_cache(maxsize=4096)
+def _claims_from_wire(data: bytes) -> TrickClaims:
+    """A trick's claims from their encoding, read once for each encoding (a few hundred
+    encodings make most tricks' claims: a winner, points in fives, rarely a penalty)."""
+    return TrickClaims.of(records_pb2.TrickClaim.FromString(data))
 
 
 def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int] | None:
@@ -577,7 +604,7 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
     if i < size and data[i] == _CLAIM_TAG:
         if data[i + 1] > 127 or i + 2 + data[i + 1] != size:
             return None
-        claim = _claim_from_wire(data[i + 2 :])
+        claim = _claims_from_wire(data[i + 2 :])
         i = size
     if i != size:
         return None

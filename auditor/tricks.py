@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from chaodipi.auditor.findings import count_cards
-from chaodipi.auditor.reading import ReadPlay, ReadTrick
+from chaodipi.auditor.reading import ReadPlay, ReadTrick, TrickClaims
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import LEN, VARINT, encode_varint, field_tag, tokens
 from chaodipi.engine import (
@@ -29,7 +29,7 @@ from chaodipi.engine import (
 )
 from chaodipi.engine.follow import check_follow, follows_in_kind
 from chaodipi.engine.trick import trick_winner
-from chaodipi.v1 import audit_pb2, records_pb2
+from chaodipi.v1 import audit_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
 
@@ -462,7 +462,7 @@ def finish_trick(
     if answered is None:
         # No follow can match a lead that has no legal shape; the claim (if any) decides.
         index = 0
-        if claim is not None and claim.HasField("winner"):
+        if claim is not None and claim.winner is not None:
             index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
     else:
         size = len(plays[0].cards)
@@ -509,19 +509,15 @@ def _check_trick_claim(
     replay: HandState,
     t: int,
     trick: ReadTrick,
-    claim: records_pb2.TrickClaim,
+    claim: TrickClaims,
     winning: Sequence[int],
     winner: int,
     points: int,
     penalty: int,
 ) -> None:
-    """The table's claims on a trick: its winner, its points and the throw penalty.
-
-    A claim is compared first and its presence asked only when it differs: an unset claim
-    reads 0, and ``HasField`` costs twice a read.
-    """
+    """The table's claims on a trick: its winner, its points and the throw penalty."""
     findings = replay.findings
-    if claim.winner != winner and claim.HasField("winner"):
+    if claim.winner is not None and claim.winner != winner:
         findings.record(
             "TRICK_WINNER_MISMATCH",
             f"trick {t + 1} was claimed for seat {claim.winner}; seat {winner} won it "
@@ -532,7 +528,7 @@ def _check_trick_claim(
             expected=str(winner),
             recorded=str(claim.winner),
         )
-    if claim.points != points and claim.HasField("points"):
+    if claim.points is not None and claim.points != points:
         findings.record(
             "TRICK_POINTS_MISMATCH",
             f"trick {t + 1} holds {points} points; {claim.points} were claimed",
@@ -542,7 +538,7 @@ def _check_trick_claim(
             recorded=str(claim.points),
         )
     due = abs(penalty)
-    if claim.penalty != due and claim.HasField("penalty"):
+    if claim.penalty is not None and claim.penalty != due:
         findings.record(
             "PENALTY_MISMATCH",
             f"the throw penalty in trick {t + 1} is {due}; {claim.penalty} was claimed",

@@ -164,7 +164,8 @@ def suit_label(suit: int) -> str:
 
 def unit_order_key(ctx: TrumpContext, unit: Unit) -> tuple[int, int, int, int]:
     """Sort key putting larger units first, then wider, then longer, then higher tops."""
-    return (-unit.size, -unit.width, -unit.length, -ctx.strength[unit.top])
+    width, kinds = unit.width, unit.kinds  # fields, not properties: interpreted, calls
+    return (-width * len(kinds), -width, -len(kinds), -ctx.strength[kinds[-1]])
 
 
 def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
@@ -300,9 +301,11 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     Bound: one scan of the suit's m kinds for a set; for a tractor, the linked runs up from
     each kind, at most m·b of them (b ≤ 4 kinds on a step, and one such step): O(m²·b).
     """
-    suit_steps = ctx.steps[ctx.suit[unit.top]]
-    floor = ctx.step[unit.top]
-    width, length = unit.shape
+    # The unit's fields read once, not through its properties: interpreted, each a call.
+    width, kinds = unit.width, unit.kinds
+    top, length = kinds[-1], len(kinds)
+    suit_steps = ctx.steps[ctx.suit[top]]
+    floor = ctx.step[top]
     if length == 1:
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
@@ -389,7 +392,7 @@ def check_throw(
             0,
             leader,
             shown,
-            suit=ctx.suit[units[0].top] if units else TRUMP,
+            suit=ctx.suit[units[0].kinds[-1]] if units else TRUMP,
         )
     beaten: list[Beat] = []
     beaten_units: list[Unit] = []  # a unit beaten by several seats counts once
@@ -402,7 +405,7 @@ def check_throw(
                 beaten.append(Beat(unit, seat, by))
         if len(beaten) > found:
             beaten_units.append(unit)
-    suit = ctx.suit[units[0].top]
+    suit = ctx.suit[units[0].kinds[-1]]
     if not beaten:
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     tied = _forced_tie(ctx, rule, units, beaten_units)

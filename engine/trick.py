@@ -241,11 +241,12 @@ def _tractor_winner(
     ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]
 ) -> int:
     # One tractor led: only a tractor of its shape, all led suit or all trump, can win. O(n).
-    width, length = lead.shape
+    width, length = lead.width, len(lead.kinds)  # fields, not properties: interpreted, calls
+    size = width * length
     strength, suit, link_up = ctx.strength, ctx.suit, ctx.link_up
-    winner, best = 0, strength[lead.top]
+    winner, best = 0, strength[lead.kinds[-1]]
     for i, play in enumerate(follows):
-        if len(play) != lead.size or suit[play[0]] not in (led, TRUMP):
+        if len(play) != size or suit[play[0]] not in (led, TRUMP):
             continue
         held = Counter(play)
         if len(held) != length or any(c != width for c in held.values()):

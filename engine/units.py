@@ -145,8 +145,9 @@ def units_containing_lowest(
 
 def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     # Fewest units; then largest units first; then tractors before loose sets.
-    sizes = tuple(sorted(-u.size for u in units))
-    lengths = tuple(sorted(-u.length for u in units))
+    # Fields, not the size and length properties: interpreted, each a call.
+    sizes = tuple(sorted(-u.width * len(u.kinds) for u in units))
+    lengths = tuple(sorted(-len(u.kinds) for u in units))
     return (len(units), sizes, lengths)
 
 
@@ -199,15 +200,27 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
     counts = [0] * KINDS  # a count vector: copied and looked up at C speed, unlike a Counter
     for k in ordered:
         counts[k] += 1
+    strength = ctx.strength
+
+    def order(unit: Unit) -> tuple[int, int, int]:
+        kinds = unit.kinds
+        return (-unit.width * len(kinds), -len(kinds), -strength[kinds[-1]])
+
+    kinds = dict.fromkeys(ordered)  # each kind once, low to high
+    link_up = ctx.link_up
+    if all(counts[up] < 2 for k in kinds if counts[k] >= 2 for up in link_up[k]):
+        # No tractor can be cut (no two linked kinds held twice): one set of each kind is the
+        # only split with the fewest units, the one the search below would find.
+        return tuple(sorted([Unit(counts[k], (k,)) for k in kinds], key=order))
     best: tuple[Unit, ...] = ()
     best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
     for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
         rest = counts.copy()
         for k in unit.kinds:
             rest[k] -= unit.width
-        remaining = tuple(k for k in dict.fromkeys(ordered) for _ in range(rest[k]))
+        remaining = tuple(k for k in kinds for _ in range(rest[k]))
         units = (unit, *_canonical(ctx, remaining, max_width))
         key = _split_key(units)
         if best_key is None or key < best_key:
             best, best_key = units, key
-    return tuple(sorted(best, key=lambda u: (-u.size, -u.length, -ctx.strength[u.top])))
+    return tuple(sorted(best, key=order))

@@ -99,6 +99,16 @@ def test_r_unit_split_canonical_fewest_units_largest_first() -> None:
     assert split(ctx, "D2 D2 D3 D3 D4 D4 D9 D9 DJ") == ["♦2 ♦2 ♦3 ♦3 ♦4 ♦4", "♦9 ♦9", "♦J"]
 
 
+def test_r_unit_split_without_a_tractor_one_set_of_each_card() -> None:
+    # No two linked cards held twice: each card is one set, largest first, then the higher;
+    # equal trumps (the other suits' level pairs) in card order, spades before clubs.
+    ctx = trump_context(CLASSIC, LEVEL6, HEARTS)
+    assert split(ctx, "C3 C3 C9 C9 CK") == ["♣9 ♣9", "♣3 ♣3", "♣K"]
+    assert split(ctx, "C6 C6 D6 S6 S6 BJ") == ["♠6 ♠6", "♣6 ♣6", "BJ", "♦6"]
+    cs = trump_context(CHANGSHU, LEVEL6, HEARTS)
+    assert split(cs, "C9 C9 C7 C7 C7 CK CJ CJ CJ") == ["♣J ♣J ♣J", "♣7 ♣7 ♣7", "♣9 ♣9", "♣K"]
+
+
 def test_r_unit_split_cs_aaakk_canonical_prefers_the_tractor() -> None:
     # AAAKK: the canonical split takes A + AAKK (a tractor before a separate pair).
     ctx = trump_context(CHANGSHU, LEVEL6, HEARTS)
