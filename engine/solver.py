@@ -519,7 +519,8 @@ class Solver:
     the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
     its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
     position, per seat, its hand and the plays on the table) gain at most one entry per position
-    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
+    expanded, as the tables do, ``_singles`` (the last tricks of single cards scored) one per
+    position counted, and ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -549,6 +550,7 @@ class Solver:
     _guess: int = 0
     _most: dict[Counts, int] = field(default_factory=dict)
     _bonus: dict[int, int] = field(default_factory=dict)
+    _singles: dict[tuple[tuple[Counts, ...], int], int] = field(default_factory=dict)
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _steps: tuple[tuple[int, ...], ...] = ()
@@ -1008,7 +1010,16 @@ class Solver:
         return order
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
-        """The last trick when each seat holds one card: every play is forced."""
+        """The last trick when each seat holds one card: every play is forced. Kept per the
+        hands and the leader in ``_singles``: the same last trick ends many lines (over nine
+        tricks in ten reached are met before)."""
+        key = (hands, leader)
+        value = self._singles.get(key)
+        if value is None:
+            value = self._singles[key] = self._score_last_single(hands, leader)
+        return value
+
+    def _score_last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         self.nodes += 1
         plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
         lead = (Unit(1, plays[0]),)
