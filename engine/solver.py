@@ -554,6 +554,7 @@ class Solver:
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _steps: tuple[tuple[int, ...], ...] = ()
+    _suit_kinds: tuple[list[int], ...] = ()
 
     _defenders: tuple[bool, ...] = ()
     _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
@@ -564,6 +565,7 @@ class Solver:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
         self._layout, self._steps = _layout(self.game.table)
+        self._suit_kinds = tuple(_kinds_of(steps) for steps in self.game.table.context.steps)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -884,6 +886,8 @@ class Solver:
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
             options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            if len(plays) == 3 and len(options) > 1:
+                options, wins = self._shed(hands, seat, plays, options, wins)
             fresh = _Entry(options, classes, lead, wins)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
@@ -895,6 +899,69 @@ class Solver:
             if known is not None:
                 return known
         return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
+
+    def _shed(
+        self,
+        hands: tuple[Counts, ...],
+        seat: int,
+        plays: tuple[tuple[int, ...], ...],
+        options: list[Play],
+        wins: list[int],
+    ) -> tuple[list[Play], list[int]]:
+        """The last play's ``options`` less those another dominates by the points it sheds.
+
+        A card the seat holds once, of a suit no other hand holds and no card on the table is
+        of, is a *shed* card: only its points tell it from the seat's other shed cards of its
+        suit (as for the classes of a suit one seat holds, ``_classes``). Two follows that
+        differ only in which shed cards they play leave the trick to the same seat, and the
+        games after them differ only in where those points go. Moving ``d`` points from the
+        hand to this trick adds ``d`` to the defenders when it is theirs, and takes from what
+        follows between 0 and ``d`` (those points fall in one later trick), so the defenders
+        end with at least as much, where the last trick counts its points once (``changshu``
+        counts them twice: no such order there). When the dealer's side takes the trick,
+        keeping the points in hand is at least as good for the defenders, whatever the last
+        trick counts. So of
+        follows alike but for their shed cards, the one that sheds the most points is the best
+        for the defenders when they take the trick and the worst when they do not, and the one
+        that sheds the fewest the reverse: the seat's side keeps that one alone.
+        """
+        suit = self.game.table.context.suit
+        own = hands[seat]
+        table_suits = {suit[k] for cards in plays for k in cards}
+        sole: set[int] = set()
+        for shed in {suit[k] for play in options for k in play.cards if own[k] == 1}:
+            if shed in table_suits:
+                continue
+            kinds = self._suit_kinds[shed]
+            if not any(hand[k] for other, hand in enumerate(hands) if other != seat for k in kinds):
+                sole.add(shed)
+        if not sole:
+            return options, wins
+        maximise = self._defenders[seat]
+        kept: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
+        for i, (play, won) in enumerate(zip(options, wins, strict=True)):
+            if self._factor > 1 and self._defenders[won]:
+                # The points kept may fall in a last trick counted more than once: no order.
+                kept[(won, (i,), ())] = (0, i)
+                continue
+            fixed: list[int] = []
+            shed_suits: list[int] = []
+            points = 0
+            for k in play.cards:
+                if own[k] == 1 and suit[k] in sole:
+                    shed_suits.append(suit[k])
+                    points += POINTS[k]
+                else:
+                    fixed.append(k)
+            # Most points shed first when that is the seat's side's best, else fewest.
+            rank = -points if self._defenders[won] == maximise else points
+            group = (won, tuple(fixed), tuple(sorted(shed_suits)))
+            if group not in kept or rank < kept[group][0]:
+                kept[group] = (rank, i)
+        if len(kept) == len(options):
+            return options, wins
+        chosen = sorted(i for _, i in kept.values())
+        return [options[i] for i in chosen], [wins[i] for i in chosen]
 
     def _expand(
         self,
