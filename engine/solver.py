@@ -910,32 +910,22 @@ class Solver:
     ) -> tuple[list[Play], list[int]]:
         """The last play's ``options`` less those another dominates by the points it sheds.
 
-        A card the seat holds once, of a suit no other hand holds and no card on the table is
-        of, is a *shed* card: only its points tell it from the seat's other shed cards of its
-        suit (as for the classes of a suit one seat holds, ``_classes``). Two follows that
-        differ only in which shed cards they play leave the trick to the same seat, and the
+        The seat's shed cards (``_shed_groups``) are told from the others of their group only
+        by their points, as the cards of a class are (``_classes``). Two follows that differ
+        only in which cards of each group they play leave the trick to the same seat, and the
         games after them differ only in where those points go. Moving ``d`` points from the
         hand to this trick adds ``d`` to the defenders when it is theirs, and takes from what
         follows between 0 and ``d`` (those points fall in one later trick), so the defenders
         end with at least as much, where the last trick counts its points once (``changshu``
         counts them twice: no such order there). When the dealer's side takes the trick,
         keeping the points in hand is at least as good for the defenders, whatever the last
-        trick counts. So of
-        follows alike but for their shed cards, the one that sheds the most points is the best
-        for the defenders when they take the trick and the worst when they do not, and the one
-        that sheds the fewest the reverse: the seat's side keeps that one alone.
+        trick counts. So of follows alike but for their shed cards, the one that sheds the most
+        points is the best for the defenders when they take the trick and the worst when they
+        do not, and the one that sheds the fewest the reverse: the seat's side keeps that one
+        alone (of two that shed as many, either: they are the same game).
         """
-        suit = self.game.table.context.suit
-        own = hands[seat]
-        table_suits = {suit[k] for cards in plays for k in cards}
-        sole: set[int] = set()
-        for shed in {suit[k] for play in options for k in play.cards if own[k] == 1}:
-            if shed in table_suits:
-                continue
-            kinds = self._suit_kinds[shed]
-            if not any(hand[k] for other, hand in enumerate(hands) if other != seat for k in kinds):
-                sole.add(shed)
-        if not sole:
+        groups = self._shed_groups(hands, seat, plays)
+        if not groups:
             return options, wins
         maximise = self._defenders[seat]
         kept: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
@@ -945,23 +935,61 @@ class Solver:
                 kept[(won, (i,), ())] = (0, i)
                 continue
             fixed: list[int] = []
-            shed_suits: list[int] = []
+            shed: list[int] = []
             points = 0
             for k in play.cards:
-                if own[k] == 1 and suit[k] in sole:
-                    shed_suits.append(suit[k])
+                if k in groups:
+                    shed.append(groups[k])
                     points += POINTS[k]
                 else:
                     fixed.append(k)
             # Most points shed first when that is the seat's side's best, else fewest.
             rank = -points if self._defenders[won] == maximise else points
-            group = (won, tuple(fixed), tuple(sorted(shed_suits)))
+            group = (won, tuple(fixed), tuple(sorted(shed)))
             if group not in kept or rank < kept[group][0]:
                 kept[group] = (rank, i)
         if len(kept) == len(options):
             return options, wins
         chosen = sorted(i for _, i in kept.values())
         return [options[i] for i in chosen], [wins[i] for i in chosen]
+
+    def _shed_groups(
+        self, hands: tuple[Counts, ...], seat: int, plays: tuple[tuple[int, ...], ...]
+    ) -> dict[int, int]:
+        """The seat's shed cards, each kind to its group: the cards it holds once of a suit no
+        other hand holds and no card on the table is of (the group is -1 less the suit), and each run
+        of two or more kinds it holds once, held nowhere else in play, with no other card in
+        play between them or level with one (the group is the run's lowest kind): the
+        classes of ``_classes`` whatever their points. One scan of the suits the seat holds."""
+        own = hands[seat]
+        total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+        for cards in plays:
+            for k in cards:
+                total[k] += 1
+        groups: dict[int, int] = {}
+        steps = self.game.table.context.steps
+        for suit, kinds in enumerate(self._suit_kinds):
+            if not any(own[k] == 1 for k in kinds):
+                continue
+            if all(total[k] == own[k] for k in kinds):
+                for k in kinds:
+                    if own[k] == 1:
+                        groups[k] = -1 - suit
+                continue
+            run: list[int] = []
+            for step in [*steps[suit], ()]:
+                in_play = [k for k in step if total[k]]
+                if not in_play and step:
+                    continue
+                members = [k for k in in_play if own[k] == 1 and total[k] == 1]
+                if step and len(members) == len(in_play):
+                    run.extend(members)
+                    continue
+                if len(run) >= 2:
+                    for k in run:
+                        groups[k] = run[0]
+                run = []
+        return groups
 
     def _expand(
         self,
