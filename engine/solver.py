@@ -299,7 +299,12 @@ def equivalent_cards(
 
 
 def _classes(
-    table: Table, total: Sequence[int], once: Sequence[int], own: Counts, sole: bool = False
+    table: Table,
+    total: Sequence[int],
+    once: Sequence[int],
+    own: Counts,
+    sole: bool = False,
+    points: bool = True,
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
     once (``once``) and the seat's own cards.
@@ -307,7 +312,9 @@ def _classes(
     With ``sole``, a suit whose cards in play are all the seat's has a class per points of
     its cards held once, whatever lies between them: no other seat can play a card of that
     suit again, so its cards meet only cards of other suits (which rank them by suit alone)
-    and the seat's own (never in one trick with another of the seat's plays).
+    and the seat's own (never in one trick with another of the seat's plays). Without
+    ``points``, classes are not split by points: their cards differ in points only
+    (``Solver._shed``).
     """
     ctx = table.context
     alone = [k for k in once if own[k]]
@@ -321,7 +328,7 @@ def _classes(
             by_points: dict[int, list[int]] = {}
             for k in _kinds_of(ctx.steps[suit]):
                 if own[k] == 1:
-                    by_points.setdefault(POINTS[k], []).append(k)
+                    by_points.setdefault(POINTS[k] if points else 0, []).append(k)
             for members in by_points.values():
                 _close(members, classes)
             continue
@@ -331,8 +338,8 @@ def _classes(
             if not in_play:
                 continue
             members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-            whole = len(members) == len(in_play) and _one_points(members)
-            if whole and (not run or POINTS[run[0]] == POINTS[members[0]]):
+            whole = len(members) == len(in_play) and (not points or _one_points(members))
+            if whole and (not points or not run or POINTS[run[0]] == POINTS[members[0]]):
                 run.extend(members)
                 continue
             _close(run, classes)
@@ -466,7 +473,8 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
 
 
 Classes = tuple[dict[int, tuple[int, ...]], ...]
-"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick."""
+"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick, and fifth the
+shed cards of the trick's last seat (``Solver._shed``)."""
 
 LOW, HIGH = -(1 << 30), 1 << 30
 
@@ -554,7 +562,6 @@ class Solver:
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _steps: tuple[tuple[int, ...], ...] = ()
-    _suit_kinds: tuple[list[int], ...] = ()
 
     _defenders: tuple[bool, ...] = ()
     _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
@@ -565,7 +572,6 @@ class Solver:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
         self._layout, self._steps = _layout(self.game.table)
-        self._suit_kinds = tuple(_kinds_of(steps) for steps in self.game.table.context.steps)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -806,8 +812,16 @@ class Solver:
         if not position.plays:
             return lambda a, b: self._start(hands, leader, held, a, b)
         table = self.game.table
-        classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
         plays, lead = position.plays, position.lead
+        total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+        for k in (k for cards in plays for k in cards):
+            total[k] += 1
+        once = [k for k, n in enumerate(total) if n == 1]
+        last = hands[(leader + 3) % 4]
+        classes = (
+            *(equivalent_cards(table, hands, s, plays) for s in range(4)),
+            _classes(table, total, once, last, sole=True, points=False),
+        )
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
@@ -854,7 +868,10 @@ class Solver:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
-            classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
+            classes = (
+                *(_classes(table, total, once, hands[s], True) for s in range(4)),
+                _classes(table, total, once, hands[(leader + 3) % 4], True, False),
+            )
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             entry.most = most
             self.table[key] = entry
@@ -887,7 +904,7 @@ class Solver:
             seat = (leader + len(plays)) % 4
             options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
             if len(plays) == 3 and len(options) > 1:
-                options, wins = self._shed(hands, seat, plays, options, wins)
+                options, wins = self._shed(seat, options, wins, classes[4])
             fresh = _Entry(options, classes, lead, wins)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
@@ -902,16 +919,19 @@ class Solver:
 
     def _shed(
         self,
-        hands: tuple[Counts, ...],
         seat: int,
-        plays: tuple[tuple[int, ...], ...],
         options: list[Play],
         wins: list[int],
+        groups: dict[int, tuple[int, ...]],
     ) -> tuple[list[Play], list[int]]:
         """The last play's ``options`` less those another dominates by the points it sheds.
 
-        The seat's shed cards (``_shed_groups``) are told from the others of their group only
-        by their points, as the cards of a class are (``_classes``). Two follows that differ
+        ``groups`` holds the seat's shed cards, each kind to its group: the classes of
+        ``_classes`` whatever their points, found at the trick's start (the cards in play and
+        the seat's hand are the same at its last play). A shed card is told from the others of
+        its group only by its points: each group is a run of kinds the seat holds once, held
+        nowhere else in play, with no other card in play between them or level with one, or
+        the seat's once-held cards of a suit no other hand holds. Two follows that differ
         only in which cards of each group they play leave the trick to the same seat, and the
         games after them differ only in where those points go. Moving ``d`` points from the
         hand to this trick adds ``d`` to the defenders when it is theirs, and takes from what
@@ -924,18 +944,17 @@ class Solver:
         do not, and the one that sheds the fewest the reverse: the seat's side keeps that one
         alone (of two that shed as many, either: they are the same game).
         """
-        groups = self._shed_groups(hands, seat, plays)
         if not groups:
             return options, wins
         maximise = self._defenders[seat]
-        kept: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
+        kept: dict[tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]], tuple[int, int]] = {}
         for i, (play, won) in enumerate(zip(options, wins, strict=True)):
             if self._factor > 1 and self._defenders[won]:
                 # The points kept may fall in a last trick counted more than once: no order.
-                kept[(won, (i,), ())] = (0, i)
+                kept[(-1 - i, (), ())] = (0, i)
                 continue
             fixed: list[int] = []
-            shed: list[int] = []
+            shed: list[tuple[int, ...]] = []
             points = 0
             for k in play.cards:
                 if k in groups:
@@ -952,44 +971,6 @@ class Solver:
             return options, wins
         chosen = sorted(i for _, i in kept.values())
         return [options[i] for i in chosen], [wins[i] for i in chosen]
-
-    def _shed_groups(
-        self, hands: tuple[Counts, ...], seat: int, plays: tuple[tuple[int, ...], ...]
-    ) -> dict[int, int]:
-        """The seat's shed cards, each kind to its group: the cards it holds once of a suit no
-        other hand holds and no card on the table is of (the group is -1 less the suit), and each run
-        of two or more kinds it holds once, held nowhere else in play, with no other card in
-        play between them or level with one (the group is the run's lowest kind): the
-        classes of ``_classes`` whatever their points. One scan of the suits the seat holds."""
-        own = hands[seat]
-        total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
-        for cards in plays:
-            for k in cards:
-                total[k] += 1
-        groups: dict[int, int] = {}
-        steps = self.game.table.context.steps
-        for suit, kinds in enumerate(self._suit_kinds):
-            if not any(own[k] == 1 for k in kinds):
-                continue
-            if all(total[k] == own[k] for k in kinds):
-                for k in kinds:
-                    if own[k] == 1:
-                        groups[k] = -1 - suit
-                continue
-            run: list[int] = []
-            for step in [*steps[suit], ()]:
-                in_play = [k for k in step if total[k]]
-                if not in_play and step:
-                    continue
-                members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-                if step and len(members) == len(in_play):
-                    run.extend(members)
-                    continue
-                if len(run) >= 2:
-                    for k in run:
-                        groups[k] = run[0]
-                run = []
-        return groups
 
     def _expand(
         self,
