@@ -528,7 +528,8 @@ class Solver:
     its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
     position, per seat, its hand and the plays on the table) gain at most one entry per position
     expanded, as the tables do, ``_singles`` (the last tricks of single cards scored) one per
-    position counted, and ``_throws`` one per suit of a trick start expanded.
+    position counted, ``_hands_after`` (a hand less a play) one per play searched, and
+    ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -559,6 +560,7 @@ class Solver:
     _most: dict[Counts, int] = field(default_factory=dict)
     _bonus: dict[int, int] = field(default_factory=dict)
     _singles: dict[tuple[tuple[Counts, ...], int], int] = field(default_factory=dict)
+    _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _steps: tuple[tuple[int, ...], ...] = ()
@@ -1016,7 +1018,7 @@ class Solver:
         for i in order:
             play = options[i]
             after = list(hands)
-            after[seat] = _without(hands[seat], play.cards)
+            after[seat] = self._left(hands[seat], play.cards)
             now = (*plays, play.cards)
             if n < 3:
                 answered = play.units if n == 0 else lead
@@ -1070,7 +1072,7 @@ class Solver:
         for i in order:
             cards = entry.options[i].cards
             after = list(hands)
-            after[seat] = _without(hands[seat], cards)
+            after[seat] = self._left(hands[seat], cards)
             if not any(after[0]):
                 return order
             won = entry.wins[i]
@@ -1084,6 +1086,15 @@ class Solver:
             if cuts:
                 return (i, *[j for j in order if j != i])
         return order
+
+    def _left(self, counts: Counts, cards: tuple[int, ...]) -> Counts:
+        """The hand ``counts`` less ``cards``, kept in ``_hands_after``: the same hand makes
+        the same play in many positions (the other hands differ)."""
+        key = (counts, cards)
+        left = self._hands_after.get(key)
+        if left is None:
+            left = self._hands_after[key] = _without(counts, cards)
+        return left
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced. Kept per the
