@@ -299,7 +299,12 @@ def equivalent_cards(
 
 
 def _classes(
-    table: Table, total: Sequence[int], once: Sequence[int], own: Counts, sole: bool = False
+    table: Table,
+    total: Sequence[int],
+    once: Sequence[int],
+    own: Counts,
+    sole: bool = False,
+    points: bool = True,
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
     once (``once``) and the seat's own cards.
@@ -307,7 +312,9 @@ def _classes(
     With ``sole``, a suit whose cards in play are all the seat's has a class per points of
     its cards held once, whatever lies between them: no other seat can play a card of that
     suit again, so its cards meet only cards of other suits (which rank them by suit alone)
-    and the seat's own (never in one trick with another of the seat's plays).
+    and the seat's own (never in one trick with another of the seat's plays). Without
+    ``points``, classes are not split by points: their cards differ in points only
+    (``Solver._shed``).
     """
     ctx = table.context
     alone = [k for k in once if own[k]]
@@ -321,7 +328,7 @@ def _classes(
             by_points: dict[int, list[int]] = {}
             for k in _kinds_of(ctx.steps[suit]):
                 if own[k] == 1:
-                    by_points.setdefault(POINTS[k], []).append(k)
+                    by_points.setdefault(POINTS[k] if points else 0, []).append(k)
             for members in by_points.values():
                 _close(members, classes)
             continue
@@ -331,8 +338,8 @@ def _classes(
             if not in_play:
                 continue
             members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-            whole = len(members) == len(in_play) and _one_points(members)
-            if whole and (not run or POINTS[run[0]] == POINTS[members[0]]):
+            whole = len(members) == len(in_play) and (not points or _one_points(members))
+            if whole and (not points or not run or POINTS[run[0]] == POINTS[members[0]]):
                 run.extend(members)
                 continue
             _close(run, classes)
@@ -466,7 +473,8 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
 
 
 Classes = tuple[dict[int, tuple[int, ...]], ...]
-"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick."""
+"""Each seat's classes of equivalent cards (``equivalent_cards``) for one trick, and fifth the
+shed cards of the trick's last seat (``Solver._shed``)."""
 
 LOW, HIGH = -(1 << 30), 1 << 30
 
@@ -519,7 +527,9 @@ class Solver:
     the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
     its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
     position, per seat, its hand and the plays on the table) gain at most one entry per position
-    expanded, as the tables do, and ``_throws`` one per suit of a trick start expanded.
+    expanded, as the tables do, ``_singles`` (the last tricks of single cards scored) one per
+    position counted, ``_hands_after`` (a hand less a play) one per play searched, and
+    ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -549,6 +559,8 @@ class Solver:
     _guess: int = 0
     _most: dict[Counts, int] = field(default_factory=dict)
     _bonus: dict[int, int] = field(default_factory=dict)
+    _singles: dict[tuple[tuple[Counts, ...], int], int] = field(default_factory=dict)
+    _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _steps: tuple[tuple[int, ...], ...] = ()
@@ -802,8 +814,16 @@ class Solver:
         if not position.plays:
             return lambda a, b: self._start(hands, leader, held, a, b)
         table = self.game.table
-        classes = tuple(equivalent_cards(table, hands, s, position.plays) for s in range(4))
         plays, lead = position.plays, position.lead
+        total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+        for k in (k for cards in plays for k in cards):
+            total[k] += 1
+        once = [k for k, n in enumerate(total) if n == 1]
+        last = hands[(leader + 3) % 4]
+        classes = (
+            *(equivalent_cards(table, hands, s, plays) for s in range(4)),
+            _classes(table, total, once, last, sole=True, points=False),
+        )
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
@@ -850,7 +870,10 @@ class Solver:
             table = self.game.table
             total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
             once = [k for k, n in enumerate(total) if n == 1]
-            classes = tuple(_classes(table, total, once, hands[s], True) for s in range(4))
+            classes = (
+                *(_classes(table, total, once, hands[s], True) for s in range(4)),
+                _classes(table, total, once, hands[(leader + 3) % 4], True, False),
+            )
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             entry.most = most
             self.table[key] = entry
@@ -882,6 +905,8 @@ class Solver:
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
             options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            if len(plays) == 3 and len(options) > 1:
+                options, wins = self._shed(seat, options, wins, classes[4])
             fresh = _Entry(options, classes, lead, wins)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
@@ -893,6 +918,61 @@ class Solver:
             if known is not None:
                 return known
         return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
+
+    def _shed(
+        self,
+        seat: int,
+        options: list[Play],
+        wins: list[int],
+        groups: dict[int, tuple[int, ...]],
+    ) -> tuple[list[Play], list[int]]:
+        """The last play's ``options`` less those another dominates by the points it sheds.
+
+        ``groups`` holds the seat's shed cards, each kind to its group: the classes of
+        ``_classes`` whatever their points, found at the trick's start (the cards in play and
+        the seat's hand are the same at its last play). A shed card is told from the others of
+        its group only by its points: each group is a run of kinds the seat holds once, held
+        nowhere else in play, with no other card in play between them or level with one, or
+        the seat's once-held cards of a suit no other hand holds. Two follows that differ
+        only in which cards of each group they play leave the trick to the same seat, and the
+        games after them differ only in where those points go. Moving ``d`` points from the
+        hand to this trick adds ``d`` to the defenders when it is theirs, and takes from what
+        follows between 0 and ``d`` (those points fall in one later trick), so the defenders
+        end with at least as much, where the last trick counts its points once (``changshu``
+        counts them twice: no such order there). When the dealer's side takes the trick,
+        keeping the points in hand is at least as good for the defenders, whatever the last
+        trick counts. So of follows alike but for their shed cards, the one that sheds the most
+        points is the best for the defenders when they take the trick and the worst when they
+        do not, and the one that sheds the fewest the reverse: the seat's side keeps that one
+        alone (of two that shed as many, either: they are the same game).
+        """
+        if not groups:
+            return options, wins
+        maximise = self._defenders[seat]
+        kept: dict[tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]], tuple[int, int]] = {}
+        for i, (play, won) in enumerate(zip(options, wins, strict=True)):
+            if self._factor > 1 and self._defenders[won]:
+                # The points kept may fall in a last trick counted more than once: no order.
+                kept[(-1 - i, (), ())] = (0, i)
+                continue
+            fixed: list[int] = []
+            shed: list[tuple[int, ...]] = []
+            points = 0
+            for k in play.cards:
+                if k in groups:
+                    shed.append(groups[k])
+                    points += POINTS[k]
+                else:
+                    fixed.append(k)
+            # Most points shed first when that is the seat's side's best, else fewest.
+            rank = -points if self._defenders[won] == maximise else points
+            group = (won, tuple(fixed), tuple(sorted(shed)))
+            if group not in kept or rank < kept[group][0]:
+                kept[group] = (rank, i)
+        if len(kept) == len(options):
+            return options, wins
+        chosen = sorted(i for _, i in kept.values())
+        return [options[i] for i in chosen], [wins[i] for i in chosen]
 
     def _expand(
         self,
@@ -938,7 +1018,7 @@ class Solver:
         for i in order:
             play = options[i]
             after = list(hands)
-            after[seat] = _without(hands[seat], play.cards)
+            after[seat] = self._left(hands[seat], play.cards)
             now = (*plays, play.cards)
             if n < 3:
                 answered = play.units if n == 0 else lead
@@ -992,7 +1072,7 @@ class Solver:
         for i in order:
             cards = entry.options[i].cards
             after = list(hands)
-            after[seat] = _without(hands[seat], cards)
+            after[seat] = self._left(hands[seat], cards)
             if not any(after[0]):
                 return order
             won = entry.wins[i]
@@ -1007,8 +1087,26 @@ class Solver:
                 return (i, *[j for j in order if j != i])
         return order
 
+    def _left(self, counts: Counts, cards: tuple[int, ...]) -> Counts:
+        """The hand ``counts`` less ``cards``, kept in ``_hands_after``: the same hand makes
+        the same play in many positions (the other hands differ)."""
+        key = (counts, cards)
+        left = self._hands_after.get(key)
+        if left is None:
+            left = self._hands_after[key] = _without(counts, cards)
+        return left
+
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
-        """The last trick when each seat holds one card: every play is forced."""
+        """The last trick when each seat holds one card: every play is forced. Kept per the
+        hands and the leader in ``_singles``: the same last trick ends many lines (over nine
+        tricks in ten reached are met before)."""
+        key = (hands, leader)
+        value = self._singles.get(key)
+        if value is None:
+            value = self._singles[key] = self._score_last_single(hands, leader)
+        return value
+
+    def _score_last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         self.nodes += 1
         plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
         lead = (Unit(1, plays[0]),)
