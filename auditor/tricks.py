@@ -29,6 +29,7 @@ from chaodipi.engine import (
 )
 from chaodipi.engine.follow import check_follow, follows_in_kind
 from chaodipi.engine.trick import trick_winner
+from chaodipi.engine.units import impossible_play
 from chaodipi.v1 import audit_pb2
 
 PLAY = audit_pb2.PHASE_PLAY
@@ -245,10 +246,14 @@ def _check_lead(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Le
     attempt = lead.attempted or cards
     split = trick.declared_split
     verdict = table.check_lead(attempt, split)
-    if verdict.code != "CARDS_IMPOSSIBLE" and lead.attempted:
-        put_down = table.check_lead(cards)
-        if put_down.code == "CARDS_IMPOSSIBLE":
-            verdict, attempt = put_down, cards
+    if (
+        verdict.code != "CARDS_IMPOSSIBLE"
+        and lead.attempted
+        and impossible_play(table.context, cards) is not None
+    ):
+        # The cards put down after a failed throw are checked only for cards that cannot
+        # exist (what ``check_lead`` finds first): the full check only to say why.
+        verdict, attempt = table.check_lead(cards), cards
     if verdict.code == "CARDS_IMPOSSIBLE":
         # No split, throw or follow search on cards that cannot exist (R-HELD). Cards put
         # down and not held are CARD_NOT_IN_HAND when taken; the rest is named here.
@@ -497,7 +502,10 @@ def finish_trick(
         replay.defenders_points += points
     replay.defenders_points += penalty
     replay.play_index = None
-    if claim is not None:
+    # Most claims name the winner, points and penalty found: nothing to record.
+    if claim is not None and (
+        claim.winner != winner or claim.points != points or claim.penalty != abs(penalty)
+    ):
         _check_trick_claim(replay, t, trick, claim, plays[index].cards, winner, points, penalty)
     if replay.want_steps:
         replay.current = []

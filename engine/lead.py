@@ -177,7 +177,7 @@ def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
     if len(widths) != 1:
         return f"{label_cards(part)} is not a unit: its cards are not all in equal sets"
     width = widths.pop()
-    kinds = sorted(counts, key=lambda k: (ctx.step[k], k))
+    kinds = ctx.in_step_order(counts)
     if len(kinds) == 1:
         return Unit(width, (kinds[0],))
     if width == 1:

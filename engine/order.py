@@ -14,6 +14,7 @@ cards on one step are equal (the level cards of the other suits are).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -73,6 +74,13 @@ class TrumpContext:
         if s != self.suit[holder]:
             return s == TRUMP
         return self.step[challenger] > self.step[holder]
+
+    def in_step_order(self, kinds: Iterable[int]) -> list[int]:
+        """``kinds`` low to high within their suit, equal steps in kind order.
+
+        Sorted by kind, then (stably) by step: both keys read in C, not a key function a card.
+        """
+        return sorted(sorted(kinds), key=self.step.__getitem__)
 
     def describe(self) -> str:
         """``level 6, trump ♥`` style summary."""

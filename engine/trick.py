@@ -211,7 +211,7 @@ def _play_key(
         for width, steps in zip((2, 3), wide, strict=True):
             if steps and sum(1 for c in held.values() if c >= width) < steps:
                 return None
-    kinds = sorted(held, key=lambda k: (ctx.step[k], k))
+    kinds = ctx.in_step_order(held)
     cutter = _Cutter(ctx, order, kinds)
     tops = cutter.best(tuple(held[k] for k in kinds), tuple(shapes[s] for s in order))
     if tops is None:
@@ -251,7 +251,7 @@ def _tractor_winner(
         held = Counter(play)
         if len(held) != length or any(c != width for c in held.values()):
             continue
-        kinds = sorted(held, key=lambda k: (ctx.step[k], k))
+        kinds = ctx.in_step_order(held)
         if any(suit[k] != suit[kinds[0]] for k in kinds):
             continue
         if all(high in link_up[low] for low, high in pairwise(kinds)):

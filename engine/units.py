@@ -157,7 +157,7 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
     Cards that cannot exist (more copies of a card than ``ctx.decks``) raise ``SplitError``
     before any search. Bound: see ``_canonical``.
     """
-    ordered = tuple(sorted(kinds, key=lambda k: (ctx.step[k], k)))
+    ordered = tuple(ctx.in_step_order(kinds))
     if ordered and ordered[0] == ordered[-1]:
         # One kind only (a single, a pair, a triple): the most common lead, no search needed.
         if len(ordered) > ctx.decks:
@@ -166,8 +166,8 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
     if len(set(ordered)) == len(ordered):
         # No card twice (a throw of singles, the common throw): every card is a unit, the
         # highest first and equal ones in kind order, as the search would order them.
-        strength = ctx.strength
-        return [Unit(1, (k,)) for k in sorted(ordered, key=lambda k: -strength[k])]
+        # Stable when reversed: equal strengths keep kind order.
+        return [Unit(1, (k,)) for k in sorted(ordered, key=ctx.strength.__getitem__, reverse=True)]
     counts = Counter(ordered)
     width = max(counts.values(), default=0)
     if width > ctx.decks:
