@@ -13,14 +13,14 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import cast
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
-from chaodipi.importers.tokens import bad_token, canonical_records
+from chaodipi.importers.tokens import bad_token, canonical_records, records_pool
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
@@ -127,16 +127,7 @@ def _skeleton(root: Descriptor) -> type[Message]:
                     )
         return name
 
-    records = file.message_type.add(name="Records")
-    records.field.add(
-        name="records",
-        number=1,
-        label=FieldDescriptorProto.LABEL_OPTIONAL,
-        type=FieldDescriptorProto.TYPE_MESSAGE,
-        type_name=f".skeleton.{add(root)}",
-    )
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
+    pool = records_pool(file, add(root))
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("skeleton.Records"))
 
 

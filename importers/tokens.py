@@ -121,6 +121,24 @@ def _holds_tokens(fd: FieldDescriptor, seen: set[str]) -> bool:
     return any(_holds_tokens(inner, seen) for inner in kind.fields)
 
 
+def records_pool(
+    file: descriptor_pb2.FileDescriptorProto, root: str
+) -> descriptor_pool.DescriptorPool:
+    """A pool of ``file`` with a message ``Records`` added, whose field 1 holds ``root`` (a
+    message of ``file``): records one after another as field 1 (a repeated field's wire form)
+    parse into one such message, merged."""
+    file.message_type.add(name="Records").field.add(
+        name="records",
+        number=1,
+        label=FieldDescriptorProto.LABEL_OPTIONAL,
+        type=FieldDescriptorProto.TYPE_MESSAGE,
+        type_name=f".{file.package}.{root}",
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return pool
+
+
 def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
     """A message type that reads the wire bytes of ``descriptor``'s type for its tokens only.
 
@@ -187,16 +205,7 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
             return name
 
         root = add(descriptor)
-        # Records one after another as field 1 (a repeated field's wire form) merge into one.
-        file.message_type.add(name="Records").field.add(
-            name="records",
-            number=1,
-            label=FieldDescriptorProto.LABEL_OPTIONAL,
-            type=FieldDescriptorProto.TYPE_MESSAGE,
-            type_name=f".tokens.{root}",
-        )
-        pool = descriptor_pool.DescriptorPool()
-        pool.Add(file)
+        pool = records_pool(file, root)
         for name, check in leaves.items():
             leaf = message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tokens.{name}"))
             _LEAVES[leaf] = check
