@@ -291,11 +291,19 @@ def equivalent_cards(
     throw check and no score: the plays differ only in names. One scan of the deck and of
     the suits the seat holds such cards in.
     """
+    return _classes(table, *_in_play(hands, trick), hands[seat])
+
+
+def _in_play(
+    hands: Sequence[Counts], trick: Sequence[Sequence[int]]
+) -> tuple[list[int], list[int]]:
+    """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
+    kinds in play once."""
     total = [sum(column) for column in zip(*hands, strict=True)]
     for cards in trick:
         for k in cards:
             total[k] += 1
-    return _classes(table, total, [k for k, n in enumerate(total) if n == 1], hands[seat])
+    return total, [k for k, n in enumerate(total) if n == 1]
 
 
 def _classes(
@@ -815,14 +823,10 @@ class Solver:
             return lambda a, b: self._start(hands, leader, held, a, b)
         table = self.game.table
         plays, lead = position.plays, position.lead
-        total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
-        for k in (k for cards in plays for k in cards):
-            total[k] += 1
-        once = [k for k, n in enumerate(total) if n == 1]
-        last = hands[(leader + 3) % 4]
+        total, once = _in_play(hands, plays)
         classes = (
-            *(equivalent_cards(table, hands, s, plays) for s in range(4)),
-            _classes(table, total, once, last, sole=True, points=False),
+            *(_classes(table, total, once, hands[s]) for s in range(4)),
+            _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False),
         )
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
