@@ -54,6 +54,7 @@ from chaodipi.service.keys import has_active_keys, tenant_for_key
 from chaodipi.service.metrics import Metrics, measured
 from chaodipi.service.migrate import upgrade
 from chaodipi.service.referee import RefereeServicer
+from chaodipi.service.scheduling import use_short_slices
 from chaodipi.service.store import ensure_tenant
 from chaodipi.service.uploads import STORE_NICENESS, start_store_worker
 from chaodipi.service.workers import WorkerPool
@@ -552,11 +553,14 @@ GIL that long at each hand-over."""
 
 
 def tune_for_latency() -> None:
-    """Keep the event loop's waits short: the GIL handed over every ``SWITCH_INTERVAL``, and
-    what start-up built moved out of the garbage collector's view (``gc.freeze``), so that a
-    full collection walks only what calls made (tens of ms otherwise, each a stall of every
-    call in flight)."""
+    """Keep the event loop's waits short: the GIL handed over every ``SWITCH_INTERVAL``, the
+    server's threads on short CPU time slices where Linux grants them (a woken event loop
+    preempts batch work sooner: ``scheduling.use_short_slices``), and what start-up built
+    moved out of the garbage collector's view (``gc.freeze``), so that a full collection walks
+    only what calls made (tens of ms otherwise, each a stall of every call in flight)."""
     sys.setswitchinterval(SWITCH_INTERVAL)
+    if not use_short_slices():
+        log.debug("short CPU time slices are not granted here: the kernel's own are kept")
     gc.collect()
     gc.freeze()
 
