@@ -71,13 +71,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rulesets", default=",".join(RULESETS))
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
+    names = args.rulesets.split(",")
+    # Hands are drawn for RULESETS in their order whichever are measured (then for any other
+    # named), so that a run of one ruleset measures the hands the full run measures for it.
+    seeds = {
+        ruleset: [rng.randrange(1 << 30) for _ in range(args.hands)]
+        for ruleset in [*RULESETS, *(name for name in names if name not in RULESETS)]
+    }
     print(f"{args.hands} hands per ruleset, node budget {args.budget}, limit {args.limit} s")
     print(
         f"{'ruleset':<12} {'k':>2} {'p95 s':>7} {'max s':>7} {'pos/s':>8} "
         f"{'nodes p50':>9} {'p95':>8} {'max':>8} {'not analysed':>12}"
     )
-    for ruleset in args.rulesets.split(","):
-        records = [generate_hand(ruleset, seed=rng.randrange(1 << 30)) for _ in range(args.hands)]
+    for ruleset in names:
+        records = [generate_hand(ruleset, seed=seed) for seed in seeds[ruleset]]
         window = 0
         for k in range(args.min_k, args.max_k + 1):
             row = measure(records, k, args.budget)
