@@ -107,30 +107,32 @@ class _ReportPrinter:
             )
 
     def report(self, name: str, report: audit_pb2.AuditReport) -> None:
-        computed = report.computed
+        # Each field read once: a report's first read of a field builds its Python wrapper,
+        # and a clean report's line is read from a report fresh from the audit.
         head: list[Piece] = [(name, "bold")]
-        if report.record_id:
-            head += [" ", report.record_id]
-        if report.ruleset:
-            head += [" (", report.ruleset, ")"]
-        if report.rejections:
+        record_id, ruleset = report.record_id, report.ruleset
+        if record_id:
+            head += [" ", record_id]
+        if ruleset:
+            head += [" (", ruleset, ")"]
+        rejections = report.rejections
+        if rejections:
             self.line(*head, ": ", ("not replayable", "red"))
-            for v in report.rejections:
+            for v in rejections:
                 self.line("  ", v.field, ": ", v.description)
             return
-        played_out = bool(computed.tricks) and all(
-            f.code != "RECORD_INCOMPLETE" for f in report.findings
-        )
+        computed, findings = report.computed, report.findings
         if computed.HasField("level_result"):
             summary = (
                 f"defenders {computed.defenders_points} points, "
                 f"{describe_level_result(computed.level_result)}"
             )
-        elif played_out:  # scored, but the table moves no level (match points, in the notes)
+        elif computed.tricks and all(f.code != "RECORD_INCOMPLETE" for f in findings):
+            # Played out and scored, but the table moves no level (match points, in the notes).
             summary = f"defenders {computed.defenders_points} points"
         else:
             summary = "not scored"
-        if report.findings:
+        if findings:
             verdict: Piece = ", ".join(
                 (
                     count(report.breaches, "breach"),
@@ -141,13 +143,13 @@ class _ReportPrinter:
         else:
             verdict = ("clean", "green")
         self.line(*head, ": ", verdict, "; ", summary)
-        if report.findings:
+        if findings:
             from rich.table import Table  # here: a clean report is one line, and needs no table
 
             table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
             for column in ("code", "severity", "where", "message"):
                 table.add_column(column, overflow="fold")
-            for f in report.findings:
+            for f in findings:
                 table.add_row(
                     cell(f.code), severity_text(f.severity), cell(position_text(f.position)),
                     cell(f.message),
@@ -206,16 +208,17 @@ def audit(
     if as_json:
         from google.protobuf import json_format
     for path, stream in reader.streams(files):
+        file = path.name
         # A protobuf stream is read record by record: the bar's total drops as records are
         # rejected on the way, to what reading the file whole would have made it.
-        with progress_bar(f"auditing {path.name}", stream.expected, quiet=as_json) as advance:
+        with progress_bar(f"auditing {file}", stream.expected, quiet=as_json) as advance:
             for entry in reader.records(stream):
                 for name, report in audit_entry(entry):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
                         reports.append(json_format.MessageToDict(report))
                     else:
-                        printer.report(f"{path.name} {name}".strip(), report)
+                        printer.report(f"{file} {name}" if name else file, report)
                 advance(stream.expected)
     if as_json:
         json.dump(reports, sys.stdout, ensure_ascii=False, indent=2)
