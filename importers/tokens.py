@@ -142,17 +142,23 @@ def records_pool(
 def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
     """A message type that reads the wire bytes of ``descriptor``'s type for its tokens only.
 
-    It keeps the numbers of the token fields and of the message fields on the way to them, and
-    drops the rest (parsed as unknown fields). Every token field is repeated and every message
-    field singular: on the wire a singular message that occurs again is merged into the first,
-    and repeated fields are concatenated, so a whole record parses into one message per field
-    path, whose token fields hold every token of that path in the record (a hand's 100 plays
-    become one play's 108 cards). A singular field that occurs twice (a oneof's two members, a
-    context given twice) is kept once by the record and twice here: the shadow holds every
-    token the record holds, perhaps more, never fewer. Ranks are declared ``bytes`` (the wire
-    type of a string) so that the walk tells them from cards by the field's type. Returned with
-    a type whose field 1 is such a message: records written one after another as its field 1
-    parse into one shadow holding the tokens of them all.
+    Every message field is singular: on the wire a singular message that occurs again is
+    merged into the first, so a whole record parses into one message per field path, holding
+    every token of that path in the record (a hand's 100 plays become one play's 108 cards).
+    A *leaf* (a type holding tokens but no message field that holds any: a play, a context)
+    declares no token field: each of its token elements is kept as an unknown field, its bytes
+    as read, in order (the parser's unknown fields are bytes, not a string a token); its other
+    fields are declared with the wire types the record's take (message, string and bytes fields
+    as singular ``bytes``, other scalars with their own type and label, enums as ``int32``), so
+    they are known, and once cleared the leaf serializes to its token elements and whatever
+    field the record's type does not know (``_canonical``). Any other type keeps the numbers of
+    its token fields (repeated; ranks declared ``bytes``, the wire type of a string, so that
+    the walk tells them from cards) and of its message fields on the way to tokens, and parses
+    the rest as unknown fields, never read. A singular field that occurs twice (a oneof's two
+    members, a context given twice) is kept once by the record and twice here: the shadow
+    holds every token the record holds, perhaps more, never fewer. Returned with a type whose
+    field 1 is such a message: records written one after another as its field 1 parse into one
+    shadow holding the tokens of them all.
     """
     shadows = _SHADOWS.get(descriptor.full_name)
     if shadows is None:
@@ -167,36 +173,40 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
             if name is None:
                 name = names[kind.full_name] = kind.full_name.replace(".", "_")
                 shape = file.message_type.add(name=name)
-                elements: list[bytes] | None = []
+                leaf = not any(
+                    fd.message_type is not None and _holds_tokens(fd, set()) for fd in kind.fields
+                )
+                elements: list[bytes] = []
                 card_tags: bytes | None = b""
                 for fd in kind.fields:
                     if fd.full_name in CARD_FIELDS or fd.full_name in RANK_FIELDS:
                         is_rank = fd.full_name in RANK_FIELDS
-                        shape.field.add(
-                            name=fd.name,
-                            number=fd.number,
-                            label=FieldDescriptorProto.LABEL_REPEATED,
-                            type=FieldDescriptorProto.TYPE_BYTES
-                            if is_rank
-                            else FieldDescriptorProto.TYPE_STRING,
-                        )
                         tag = _tag(fd.number)
-                        if elements is not None:
-                            element = _RANK_ELEMENT if is_rank else _CARD_ELEMENT
-                            elements.append(re.escape(tag) + element)
+                        elements.append(
+                            re.escape(tag) + (_RANK_ELEMENT if is_rank else _CARD_ELEMENT)
+                        )
                         if card_tags is not None:
                             card_tags = None if is_rank or len(tag) > 1 else card_tags + tag
+                        if not leaf:
+                            shape.field.add(
+                                name=fd.name,
+                                number=fd.number,
+                                label=FieldDescriptorProto.LABEL_REPEATED,
+                                type=FieldDescriptorProto.TYPE_BYTES
+                                if is_rank
+                                else FieldDescriptorProto.TYPE_STRING,
+                            )
                     elif fd.message_type is not None and _holds_tokens(fd, set()):
-                        elements = None
-                        inner = add(fd.message_type)
                         shape.field.add(
                             name=fd.name,
                             number=fd.number,
                             label=FieldDescriptorProto.LABEL_OPTIONAL,
                             type=FieldDescriptorProto.TYPE_MESSAGE,
-                            type_name=f".tokens.{inner}",
+                            type_name=f".tokens.{add(fd.message_type)}",
                         )
-                if elements:
+                    elif leaf:
+                        _declare_other(shape.field.add(name=fd.name, number=fd.number), fd)
+                if leaf:
                     leaves[name] = (
                         partial(_cards_canonical, card_tags)
                         if card_tags
@@ -214,6 +224,28 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
             message_factory.GetMessageClass(pool.FindMessageTypeByName("tokens.Records")),
         )
     return shadows
+
+
+def _declare_other(field: FieldDescriptorProto, fd: FieldDescriptor) -> None:
+    """Declare a leaf's field that holds no token so that it takes the record's wire types."""
+    if fd.message_type is not None or fd.type in (
+        FieldDescriptor.TYPE_STRING,
+        FieldDescriptor.TYPE_BYTES,
+    ):
+        field.label = FieldDescriptorProto.LABEL_OPTIONAL
+        field.type = FieldDescriptorProto.TYPE_BYTES
+    else:
+        field.label = (
+            FieldDescriptorProto.LABEL_REPEATED
+            if fd.is_repeated
+            else FieldDescriptorProto.LABEL_OPTIONAL
+        )
+        # The descriptor's and the descriptor proto's type numbers are the same.
+        field.type = (
+            FieldDescriptorProto.TYPE_INT32
+            if fd.type == FieldDescriptor.TYPE_ENUM
+            else cast("FieldDescriptorProto.Type.ValueType", fd.type)
+        )
 
 
 def _tag(number: int) -> bytes:
@@ -290,25 +322,29 @@ def _cards_canonical(tags: bytes, data: bytes) -> bool:
 
 
 _LEAVES: dict[type[Message], Callable[[bytes], object]] = {}
-"""The shadow types that hold token fields only (a play, a context), each with a check of its
-bytes, true when every token in it is canonical: that they are its elements one after another,
-each a field's tag, a length and a canonical token (a pattern read from the start, element by
-element, or ``_cards_canonical``). A match leaves no other element (nor any other field: the
-shadow's unknown fields are dropped before)."""
+"""The shadow types that are leaves (a play, a context), each with a check of its token
+elements' bytes, true when every token in them is canonical: that they are its elements one
+after another, each a token field's tag, a length and a canonical token (a pattern read from
+the start, element by element, or ``_cards_canonical``). A match leaves no other element: a
+field the record's type does not know fails it."""
 _TYPE_MESSAGE = FieldDescriptor.TYPE_MESSAGE
 _TYPE_BYTES = FieldDescriptor.TYPE_BYTES
 
 
 def _canonical(shadow: Message) -> bool:
-    """Whether every token in a shadow message is canonical; a leaf is checked as bytes, in C,
-    instead of each token made a string and looked up."""
+    """Whether every token in a shadow message is canonical; a leaf's token elements are
+    checked as bytes, in C, instead of each token made a string and looked up. The leaves are
+    emptied of their other fields on the way (the shadow is read once)."""
     for fd, value in shadow.ListFields():
         if fd.type == _TYPE_MESSAGE:
             check = _LEAVES.get(type(value))
             if check is None:
                 if not _canonical(value):
                     return False
-            elif not check(value.SerializeToString()):
+                continue
+            for known, _ in value.ListFields():
+                value.ClearField(known.name)
+            if not check(value.SerializeToString()):  # the unknown fields: the token elements
                 return False
         elif not (_RANKS if fd.type == _TYPE_BYTES else _CANONICAL).issuperset(value[:]):
             return False  # a token field beside message fields (a deal's kitty)
@@ -328,7 +364,6 @@ def canonical_records(kind: Descriptor, records: bytes) -> bool:
         shadow.ParseFromString(records)
     except DecodeError:  # not expected (records already read): each record is checked alone
         return False
-    shadow.DiscardUnknownFields()
     return _canonical(shadow)
 
 
@@ -350,7 +385,6 @@ def bad_token(
         shadow.ParseFromString(message.SerializeToString() if data is None else data)
     except DecodeError:  # not expected (the record's own bytes): the walk decides
         return _first_bad(message, path, json_names)
-    shadow.DiscardUnknownFields()
     if _canonical(shadow):
         return None
     return _first_bad(message, path, json_names)

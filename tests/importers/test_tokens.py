@@ -14,7 +14,7 @@ from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers import load_bytes
 from chaodipi.importers.protobin import write_pb
-from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token
+from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, canonical_records
 from chaodipi.v1 import records_pb2
 
 Game = records_pb2.GameRecord
@@ -238,3 +238,25 @@ def test_a_stream_of_many_hands_finds_the_one_odd_card_token(token: str) -> None
     assert problem.location.startswith("record 5 (byte ")
     assert problem.location.endswith("): game.tricks[9].plays[1].cards[0]")
     assert len(result.records) == 5
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "shuangsheng", "anhui", "changshu"])
+def test_clean_records_pass_the_whole_chunk_check_and_one_odd_token_fails_it(
+    ruleset: str,
+) -> None:
+    # The check of many records at once answers the usual chunk itself: a leaf's other fields
+    # (a play's seat, a bid's kind, a trick's claim) are never read as its tokens. One token
+    # in another case sends the chunk to the record-by-record check.
+    games = [generate_hand(ruleset, seed) for seed in range(8)]
+    games.append(generate_match(ruleset, 3).hands[0])
+    kind = records_pb2.RecordFile.DESCRIPTOR
+
+    def chunk() -> bytes:
+        return b"".join(
+            b"\x0a" + encode_varint(len(data)) + data
+            for data in (records_pb2.RecordFile(game=g).SerializeToString() for g in games)
+        )
+
+    assert canonical_records(kind, chunk())
+    games[3].bids[0].cards[0] = games[3].bids[0].cards[0].lower()
+    assert not canonical_records(kind, chunk())
