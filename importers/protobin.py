@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import cache
-from typing import cast
 
 from google.protobuf import descriptor_pb2, message_factory
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from google.protobuf.descriptor_pb2 import FieldDescriptorProto
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
-from chaodipi.importers.tokens import bad_token, canonical_records, records_pool
+from chaodipi.importers.tokens import bad_token, canonical_records, declare_alike, records_pool
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
@@ -105,26 +103,8 @@ def _skeleton(root: Descriptor) -> type[Message]:
             name = names[kind.full_name] = kind.full_name.replace(".", "_")
             shape = file.message_type.add(name=name)
             for fd in kind.fields:
-                field = shape.field.add(name=fd.name, number=fd.number)
-                if fd.message_type is not None:
-                    field.label = FieldDescriptorProto.LABEL_OPTIONAL
-                    field.type = FieldDescriptorProto.TYPE_MESSAGE
-                    field.type_name = f".skeleton.{add(fd.message_type)}"
-                elif fd.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES):
-                    field.label = FieldDescriptorProto.LABEL_OPTIONAL
-                    field.type = FieldDescriptorProto.TYPE_BYTES
-                else:
-                    field.label = (
-                        FieldDescriptorProto.LABEL_REPEATED
-                        if fd.is_repeated
-                        else FieldDescriptorProto.LABEL_OPTIONAL
-                    )
-                    # The descriptor's and the descriptor proto's type numbers are the same.
-                    field.type = (
-                        FieldDescriptorProto.TYPE_INT32
-                        if fd.type == FieldDescriptor.TYPE_ENUM
-                        else cast("FieldDescriptorProto.Type.ValueType", fd.type)
-                    )
+                inner = None if fd.message_type is None else f".skeleton.{add(fd.message_type)}"
+                declare_alike(shape.field.add(name=fd.name, number=fd.number), fd, inner)
         return name
 
     pool = records_pool(file, add(root))

@@ -205,7 +205,7 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
                             type_name=f".tokens.{add(fd.message_type)}",
                         )
                     elif leaf:
-                        _declare_other(shape.field.add(name=fd.name, number=fd.number), fd)
+                        declare_alike(shape.field.add(name=fd.name, number=fd.number), fd)
                 if leaf:
                     leaves[name] = (
                         partial(_cards_canonical, card_tags)
@@ -226,9 +226,19 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
     return shadows
 
 
-def _declare_other(field: FieldDescriptorProto, fd: FieldDescriptor) -> None:
-    """Declare a leaf's field that holds no token so that it takes the record's wire types."""
-    if fd.message_type is not None or fd.type in (
+def declare_alike(
+    field: FieldDescriptorProto, fd: FieldDescriptor, message: str | None = None
+) -> None:
+    """Declare ``field`` so that it takes the wire types ``fd`` takes, holding as little as it
+    can: a message field as a singular field of type ``message`` (a type name), or as singular
+    ``bytes`` without one; a string or bytes field as singular ``bytes``; any other field with
+    its own type (an enum's as ``int32``: the same varint) and label. On the wire a singular
+    message that occurs again is merged into the first and a singular scalar is overwritten."""
+    if fd.message_type is not None and message is not None:
+        field.label = FieldDescriptorProto.LABEL_OPTIONAL
+        field.type = FieldDescriptorProto.TYPE_MESSAGE
+        field.type_name = message
+    elif fd.message_type is not None or fd.type in (
         FieldDescriptor.TYPE_STRING,
         FieldDescriptor.TYPE_BYTES,
     ):
