@@ -12,8 +12,9 @@ SQLite file, or on ``--database-url``. Then, together:
   UploadRecords stream.
 
 It prints the p50, p99 and maximum latency of the plays' verdicts made while the upload was
-running (the bar: p99 under 5 ms), how many, and the upload's time; and, measured in this
-process without gRPC, the CPU time the referee spends on a play's verdict.
+running (the bar: p99 under 5 ms), how many, and the upload's time; measured in this
+process without gRPC, the CPU time the referee spends on a play's verdict; and the server's
+threads' CPU time slices beside the kernel's default (``service/scheduling.py``).
 
     python bench/referee.py
     python bench/referee.py --tables 32 --records 10000 --database-url 'postgresql+psycopg://…'
@@ -31,6 +32,7 @@ import argparse
 import asyncio
 import gc
 import multiprocessing
+import os
 import statistics
 import tempfile
 import time
@@ -163,6 +165,31 @@ def cpu_per_play(rounds: int = 5) -> list[float]:
     return out
 
 
+def _slice_ms(sched: str) -> str | None:
+    """A thread's time slice, from its ``/proc/…/sched`` file (Linux 6.6 and later)."""
+    try:
+        with open(sched) as lines:
+            for line in lines:
+                if line.startswith("se.slice"):
+                    return f"{int(line.split(':')[1]) / 1e6:g} ms"
+    except OSError:
+        pass
+    return None
+
+
+def _slices(pid: int) -> str:
+    """The server's threads' time slices against this process's (the kernel's default)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return "unknown (no /proc)"
+    server = sorted({s for t in threads if (s := _slice_ms(f"/proc/{pid}/task/{t}/sched"))})
+    default = _slice_ms("/proc/self/sched")
+    if not server or default is None:
+        return "unknown (no se.slice in /proc/<pid>/sched)"
+    return f"the server's threads {', '.join(server)}, this process {default}"
+
+
 def _ms(values: list[float]) -> str:
     cuts = statistics.quantiles(values, n=100)
     p50, p99, top = (1000 * v for v in (cuts[49], cuts[98], max(values)))
@@ -239,6 +266,7 @@ def main() -> None:
             ]
             for process in [*procs, uploader]:
                 process.join()
+            slices = _slices(proc.pid)  # read once the server has long been serving
         finally:
             proc.terminate()
             proc.wait()
@@ -252,6 +280,7 @@ def main() -> None:
     )
     print(f"play verdicts during the upload, {len(latencies)}: {_ms(latencies)} (wall clock)")
     print(f"the machine meanwhile: {machine.describe()}")
+    print(f"CPU time slices: {slices}")
 
 
 if __name__ == "__main__":
