@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -561,3 +562,31 @@ def test_r_bid_first_hand_of_unequal_levels_kitty_fallback_is_unsupported(
     result = fallback_trump(ruleset, kitty, None, True)
     assert isinstance(result, Unsupported)
     assert "different levels" in result.reason
+
+
+def test_r_bid_the_bury_changes_the_phase_dealer_and_trump_and_keeps_the_rest() -> None:
+    # Every field set apart from its default: the bury keeps what it does not decide.
+    state = BiddingState(
+        level=None,
+        first_hand=True,
+        holding_team=1,
+        dealer=None,
+        dealer_by_bidding=True,
+        phase=Phase.DRAWN,
+        standing=None,
+        first_declarer=2,
+        trump=None,
+        trump_known=False,
+        shown=((2, parse_card("C6")),),
+        stake=3,
+        kitty_holder=None,
+        flips=((1, parse_card("SA")),),
+        draw_unchecked=4,
+        bids=(Bid.parse(2, "declare", "C6"),),
+        team_levels=(4, 7),
+    )
+    buried = bury(state, fallback=FallbackResult(trump=1, index=None, decider=2, reason="flip"))
+    expected = dataclasses.replace(
+        state, phase=Phase.BURIED, trump=1, trump_known=True, dealer=3, level=7, kitty_holder=3
+    )
+    assert buried == expected
