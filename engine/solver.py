@@ -299,7 +299,7 @@ def _in_play(
 ) -> tuple[list[int], list[int]]:
     """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
     kinds in play once."""
-    total = [sum(column) for column in zip(*hands, strict=True)]
+    total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
     for cards in trick:
         for k in cards:
             total[k] += 1
@@ -483,6 +483,23 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
 Classes = tuple[dict[int, tuple[int, ...]], ...]
 """Each seat's classes of equivalent cards (``equivalent_cards``) for one trick, and fifth the
 shed cards of the trick's last seat (``Solver._shed``)."""
+
+
+def _trick_classes(
+    table: Table,
+    total: Sequence[int],
+    once: Sequence[int],
+    hands: Sequence[Counts],
+    leader: int,
+    sole: bool,
+) -> Classes:
+    """A trick's ``Classes`` from the cards in play (``_in_play``), the hands and its leader;
+    ``sole`` (``_classes``) where the trick starts."""
+    return (
+        *(_classes(table, total, once, hands[s], sole) for s in range(4)),
+        _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False),
+    )
+
 
 LOW, HIGH = -(1 << 30), 1 << 30
 
@@ -821,13 +838,9 @@ class Solver:
         held = sum(sum(map(mul, hand, POINTS)) for hand in hands)
         if not position.plays:
             return lambda a, b: self._start(hands, leader, held, a, b)
-        table = self.game.table
         plays, lead = position.plays, position.lead
         total, once = _in_play(hands, plays)
-        classes = (
-            *(_classes(table, total, once, hands[s]) for s in range(4)),
-            _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False),
-        )
+        classes = _trick_classes(self.game.table, total, once, hands, leader, sole=False)
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
@@ -871,13 +884,8 @@ class Solver:
         if beta <= 0:
             return 0
         if entry is None:
-            table = self.game.table
-            total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
-            once = [k for k, n in enumerate(total) if n == 1]
-            classes = (
-                *(_classes(table, total, once, hands[s], True) for s in range(4)),
-                _classes(table, total, once, hands[(leader + 3) % 4], True, False),
-            )
+            total, once = _in_play(hands, ())
+            classes = _trick_classes(self.game.table, total, once, hands, leader, sole=True)
             entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
             entry.most = most
             self.table[key] = entry
