@@ -46,8 +46,9 @@ class TrumpContext:
     ``suit[k]`` is the effective suit (0–3, or ``TRUMP``); ``step[k]`` the place of
     ``k`` within it (higher is stronger); ``strength[k]`` a number comparable across
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
-    each step of effective suit ``s``, low to high; ``link_up[k]`` the kinds on the
-    next step whose pairs extend a tractor from a pair of ``k``.
+    each step of effective suit ``s``, low to high, and ``kinds[s]`` those kinds in that
+    order, in one tuple; ``link_up[k]`` the kinds on the next step whose pairs extend a
+    tractor from a pair of ``k``.
     ``decks`` is how many copies of each card exist: a play holding more is impossible and is
     rejected before any search (R-LEAD, R-WIN).
     ``follow_shorter_tractors``, ``throw_tractor_duty`` and ``tractor_duty`` carry the
@@ -60,6 +61,7 @@ class TrumpContext:
     step: tuple[int, ...]
     strength: tuple[int, ...]
     steps: tuple[tuple[tuple[int, ...], ...], ...]
+    kinds: tuple[tuple[int, ...], ...]
     link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
     decks: int = 2
@@ -152,6 +154,7 @@ def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> Trump
         step=tuple(step),
         strength=strength,
         steps=tuple(all_steps),
+        kinds=tuple(tuple(k for step in steps for k in step) for steps in all_steps),
         link_up=tuple(link_up),
         is_trump=tuple(s == TRUMP for s in suit),
         decks=decks,

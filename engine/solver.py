@@ -186,7 +186,7 @@ def legal_follows(
     """
     ctx = table.context
     suit = ctx.suit[lead[0].top]
-    in_suit = [(k, counts[k]) for k in _kinds_of(ctx.steps[suit]) if counts[k]]
+    in_suit = [(k, counts[k]) for k in ctx.kinds[suit] if counts[k]]
     held = sum(c for _, c in in_suit)
     if held <= size:
         base = tuple(k for k, c in in_suit for _ in range(c))
@@ -200,10 +200,6 @@ def legal_follows(
     ]
 
 
-def _kinds_of(steps: Sequence[Sequence[int]]) -> list[int]:
-    return [k for step in steps for k in step]
-
-
 def standing_throw(
     table: Table, hands: Sequence[Counts], seat: int, suit: int
 ) -> tuple[tuple[int, ...], tuple[Unit, ...]] | None:
@@ -213,7 +209,7 @@ def standing_throw(
     rest stands (R-THROW-CHECK): at most one throw check per card held.
     """
     ctx = table.context
-    cards = [k for k in _kinds_of(ctx.steps[suit]) for _ in range(hands[seat][k])]
+    cards = [k for k in ctx.kinds[suit] for _ in range(hands[seat][k])]
     others: list[Hand] = []
     while len(cards) >= 2:
         units = lead_units(ctx, cards)
@@ -268,7 +264,7 @@ def lead_options(
     if table.ruleset.throw.allowed:
         throws = {} if throws is None else throws
         for suit in suits:
-            kinds = _kinds_of(ctx.steps[suit])
+            kinds = ctx.kinds[suit]
             key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
             if key not in throws:
                 throw = standing_throw(table, hands, seat, suit)
@@ -296,10 +292,12 @@ def equivalent_cards(
 
 def _in_play(
     hands: Sequence[Counts], trick: Sequence[Sequence[int]]
-) -> tuple[list[int], list[int]]:
+) -> tuple[bytearray, list[int]]:
     """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
     kinds in play once."""
-    total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
+    # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
+    whole = sum(int.from_bytes(hand, "big") for hand in hands)
+    total = bytearray(whole.to_bytes(KINDS, "big"))
     for cards in trick:
         for k in cards:
             total[k] += 1
@@ -332,9 +330,9 @@ def _classes(
     # A class holds two of the seat's cards alone in play, of one suit.
     suits = [ctx.suit[k] for k in alone]
     for suit in sorted({suit for suit in suits if suits.count(suit) >= 2}):
-        if sole and all(total[k] == own[k] for k in _kinds_of(ctx.steps[suit])):
+        if sole and all(total[k] == own[k] for k in ctx.kinds[suit]):
             by_points: dict[int, list[int]] = {}
-            for k in _kinds_of(ctx.steps[suit]):
+            for k in ctx.kinds[suit]:
                 if own[k] == 1:
                     by_points.setdefault(POINTS[k] if points else 0, []).append(k)
             for members in by_points.values():
@@ -342,11 +340,18 @@ def _classes(
             continue
         run: list[int] = []
         for step in ctx.steps[suit]:
-            in_play = [k for k in step if total[k]]
-            if not in_play:
-                continue
-            members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-            whole = len(members) == len(in_play) and (not points or _one_points(members))
+            if len(step) == 1:  # most steps: one kind, no list to build when out of play
+                k = step[0]
+                if not total[k]:
+                    continue
+                whole = total[k] == 1 and own[k] == 1
+                members = [k] if whole else []
+            else:
+                in_play = [k for k in step if total[k]]
+                if not in_play:
+                    continue
+                members = [k for k in in_play if own[k] == 1 and total[k] == 1]
+                whole = len(members) == len(in_play) and (not points or _one_points(members))
             if whole and (not points or not run or POINTS[run[0]] == POINTS[members[0]]):
                 run.extend(members)
                 continue
@@ -404,7 +409,10 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
 
 
 def _alike(
-    layout: Layout, shared: tuple[tuple[int, ...], ...], hands: tuple[Counts, ...], total: list[int]
+    layout: Layout,
+    shared: tuple[tuple[int, ...], ...],
+    hands: tuple[Counts, ...],
+    total: Sequence[int],
 ) -> tuple[Counts, ...]:
     """The hands with each loose card moved as low as it goes past no other card in play.
 
@@ -421,6 +429,7 @@ def _alike(
     moves: list[tuple[int, int]] = []
     low: list[int] = []  # the kinds loose cards may take since the suit's last other card
     taken = 0
+    h0, h1, h2, h3 = hands
     for k, free in layout:
         if k >= 0:
             n = total[k]
@@ -444,7 +453,7 @@ def _alike(
                 low.clear()
                 taken = 0
                 continue
-        if POINTS[k] or (n > 1 and max(hand[k] for hand in hands) > 1):
+        if POINTS[k] or (n > 1 and (h0[k] > 1 or h1[k] > 1 or h2[k] > 1 or h3[k] > 1)):
             low.clear()
             taken = 0
             continue
@@ -476,8 +485,7 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
     ['S3', 'S4', 'ST', 'SJ']
     """
     layout, steps = _layout(table)
-    total = [a + b + c + d for a, b, c, d in zip(*hands, strict=True)]
-    return _alike(layout, steps, hands, total)
+    return _alike(layout, steps, hands, _in_play(hands, ())[0])
 
 
 Classes = tuple[dict[int, tuple[int, ...]], ...]
@@ -872,6 +880,8 @@ class Solver:
             return 0
         if left == 1:
             return self._last_single(hands, leader)
+        if beta <= 0:  # the value is at least 0
+            return 0
         # The hands themselves, not joined: each keeps its hash, and a play changes one.
         key = (hands, leader)
         entry = self.table.get(key)
@@ -881,8 +891,6 @@ class Solver:
         most = held * self._factor + self._kitty_most(hands) if entry is None else entry.most
         if most <= alpha:
             return most
-        if beta <= 0:
-            return 0
         if entry is None:
             total, once = _in_play(hands, ())
             classes = _trick_classes(self.game.table, total, once, hands, leader, sole=True)
