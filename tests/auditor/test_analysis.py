@@ -9,6 +9,7 @@ docs/analysis.md says why no other lead is searched).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -272,6 +273,29 @@ def test_a_hand_stopped_after_its_first_solve_reports_no_value() -> None:
     analysis = analyse_game(hand, window=4, budget=4_000)
     assert not analysis.analysed and analysis.why == "budget"
     assert (analysis.perfect, analysis.actual, analysis.plays, analysis.kitty) == (0, 0, [], None)
+
+
+@pytest.mark.parametrize("budget", [60_000, 5_000])
+def test_the_garbage_collector_is_off_while_a_search_runs_and_as_it_was_after(
+    budget: int,
+) -> None:
+    seen: list[bool] = []
+
+    def stopped() -> bool:  # asked every 4,096 positions, from inside the search
+        seen.append(gc.isenabled())
+        return False
+
+    hand = generate_hand("classic", seed=0)
+    assert gc.isenabled()
+    analysis = analyse_game(hand, window=4, budget=budget, stopped=stopped)
+    assert analysis.analysed == (budget == 60_000)
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        analyse_game(hand, window=4, budget=budget)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_analysis_of_a_hand_cut_short_or_never_played_is_not_analysed() -> None:
