@@ -177,19 +177,22 @@ def analyse_game(
     game = Endgame(table, computed.dealer, tuple(parse_cards(list(state.kitty))))
     analysis.dealer = computed.dealer
     analysis.points_before = state.defenders_points_so_far
-    solver = Solver(game, budget, stopped)
-    try:
-        with _collector_paused():
+    with _collector_paused():
+        solver = Solver(game, budget, stopped)
+        try:
             _annotate(analysis, solver, read.tricks[start:], computed.tricks[start:], hands)
-        analysis.analysed = True
-    except BudgetExceeded as stop:
-        # Nothing the search found before it stopped is reported: how far it got depends on
-        # the order it searched in, and a value of a hand not analysed would read as a result.
-        analysis.plays.clear()
-        analysis.kitty = None
-        analysis.perfect = analysis.actual = 0
-        analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
-    analysis.nodes = solver.nodes
+            analysis.analysed = True
+        except BudgetExceeded as stop:
+            # Nothing the search found before it stopped is reported: how far it got depends
+            # on the order it searched in, and a value of a hand not analysed would read as a
+            # result.
+            analysis.plays.clear()
+            analysis.kitty = None
+            analysis.perfect = analysis.actual = 0
+            analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
+        analysis.nodes = solver.nodes
+        # Its tables freed now, not walked by the collector's first pass once it is back.
+        del solver
     return analysis
 
 
