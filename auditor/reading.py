@@ -133,11 +133,15 @@ class TrickClaims:
         )
 
 
-# ReadPlay and ReadTrick are built ~100 and ~25 times a hand. Their ``__init__`` is written
-# out because mypyc compiles a hand-written one to native code, while the one @dataclass
-# generates stays interpreted (@dataclass keeps a hand-written ``__init__``).
+# ReadTrick is built ~25 times a hand, ReadPlay for the plays not shared (throws, tractors,
+# triples, records not written canonically). Their ``__init__`` is written out because mypyc
+# compiles a hand-written one to native code, while the one @dataclass generates stays
+# interpreted (@dataclass keeps a hand-written ``__init__``).
 @dataclass(slots=True)
 class ReadPlay:
+    """A play as read: never changed once made, since ``read_game`` gives the same one (its
+    lists too) for every single card or pair a seat plays, in every record it reads."""
+
     seat: int
     cards: list[int]
     attempted: list[int]
@@ -501,21 +505,22 @@ _KINDS_BY_DECK_WORD: Final = {
 """Card kinds by a deck card's encoding as ``_deck_words`` reads it."""
 
 
-def _copies_by_code() -> dict[bytes, tuple[int, int, int]]:
+def _plays_by_code() -> dict[bytes, ReadPlay]:
     """A single card or a pair played, as a canonical writer encodes it: the seat when not 0
-    (tag, seat), then each card (tag, length 2, token); by its bytes."""
+    (tag, seat), then each card (tag, length 2, token); by its bytes, the play read."""
     cards = [(bytes((_CARD_TAG, 2)) + t.encode(), k) for t, k in TOKEN_KINDS.items()]
     seats = [b"", *(bytes((_SEAT_TAG, seat)) for seat in range(1, 4))]
     return {
-        seats[seat] + card * copies: (seat, kind, copies)
+        seats[seat] + card * copies: ReadPlay(seat, [kind] * copies, [])
         for seat in range(4)
         for card, kind in cards
         for copies in (1, 2)
     }
 
 
-_COPIES_BY_CODE: Final = _copies_by_code()
-"""The encodings of single cards and pairs (most plays), each play's ``(seat, kind, copies)``."""
+_PLAYS_BY_CODE: Final = _plays_by_code()
+"""Single cards and pairs played (most plays) by their encodings: each read once, and the same
+``ReadPlay`` given for it in every record."""
 
 
 @lru_cache(maxsize=4096)
@@ -587,11 +592,9 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
         if data[i + 1] > 127:  # a length of more than one byte
             return None
         encoded = data[i + 2 : end]
-        copies = _COPIES_BY_CODE.get(encoded)
-        if copies is not None:  # most plays
-            seat, kind, count = copies
-            # A list display: compiled, cheaper than ``[kind] * count``.
-            plays.append(ReadPlay(seat, [kind] if count == 1 else [kind, kind], []))
+        shared = _PLAYS_BY_CODE.get(encoded)
+        if shared is not None:  # most plays
+            plays.append(shared)
         else:
             play = _play_from_wire(encoded, not plays, max_cards)
             if play is None:

@@ -42,6 +42,7 @@ from chaodipi.auditor.reading import (
     INCOMPLETE_KEY,
     UNSUPPORTED_KEY,
     Limits,
+    ReadPlay,
     ReadTrick,
     Violation,
     read_bid,
@@ -321,7 +322,7 @@ class Referee:
             if pending is not None and play.seat == pending.seat and not play.attempted:
                 # The forced play after a failed throw: recorded as the table's enforcement.
                 stored.attempted[:] = pending.attempted
-                play.attempted = _kinds(pending.attempted)
+                play = ReadPlay(play.seat, play.cards, _kinds(pending.attempted))
             t = len(tricks)
             trick = ReadTrick(play.seat, [play], split, None)
             tricks.append(trick)
