@@ -292,12 +292,12 @@ def equivalent_cards(
 
 def _in_play(
     hands: Sequence[Counts], trick: Sequence[Sequence[int]]
-) -> tuple[bytearray, list[int]]:
+) -> tuple[list[int], list[int]]:
     """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
     kinds in play once."""
     # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
     whole = sum(int.from_bytes(hand, "big") for hand in hands)
-    total = bytearray(whole.to_bytes(KINDS, "big"))
+    total = list(whole.to_bytes(KINDS, "big"))
     for cards in trick:
         for k in cards:
             total[k] += 1
