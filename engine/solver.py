@@ -409,10 +409,7 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
 
 
 def _alike(
-    layout: Layout,
-    shared: tuple[tuple[int, ...], ...],
-    hands: tuple[Counts, ...],
-    total: Sequence[int],
+    layout: Layout, shared: tuple[tuple[int, ...], ...], hands: tuple[Counts, ...], total: list[int]
 ) -> tuple[Counts, ...]:
     """The hands with each loose card moved as low as it goes past no other card in play.
 
