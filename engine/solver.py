@@ -1019,10 +1019,10 @@ class Solver:
         order: Sequence[int] = range(len(options))
         # A position not searched before tries first the play that last cut off one with the
         # same seat to play, holding the same hand, and the same plays on the table (a killer
-        # move): the other hands differ, and the refutation most often holds there too.
-        fresh = entry.low == LOW and entry.high == HIGH
-        killer_key = (seat, hands[seat], plays)
-        if fresh:
+        # move): the other hands differ, and the refutation most often holds there too. A
+        # forced play (a third of the positions) has no choice to keep.
+        killer_key = (seat, hands[seat], plays) if len(options) > 1 else None
+        if killer_key is not None and entry.low == LOW and entry.high == HIGH:
             killer = self._killers.get(killer_key)
             if killer is not None:
                 first = next((i for i, o in enumerate(options) if o.cards == killer), first)
@@ -1058,7 +1058,8 @@ class Solver:
                 if value < b:
                     b = value
             if a >= b:
-                self._killers[killer_key] = play.cards
+                if killer_key is not None:
+                    self._killers[killer_key] = play.cards
                 break
         entry.best = chosen
         if best <= alpha:
