@@ -519,8 +519,10 @@ def _plays_by_code() -> dict[bytes, ReadPlay]:
 
 
 _PLAYS_BY_CODE: Final = _plays_by_code()
-"""Single cards and pairs played (most plays) by their encodings: each read once, and the same
-``ReadPlay`` given for it in every record."""
+"""Plays of one or two cards (most plays) by their encodings: each read once, and the same
+``ReadPlay`` given for it in every record. Single cards and pairs are read when the module is;
+two cards of two kinds (a follow to a pair, most often) when first met, which bounds the
+table at 4 seats × 54 × 54 of them."""
 
 
 @lru_cache(maxsize=4096)
@@ -599,6 +601,8 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
             play = _play_from_wire(encoded, not plays, max_cards)
             if play is None:
                 return None
+            if len(play.cards) == 2 and not play.attempted:
+                _PLAYS_BY_CODE[encoded] = play
             plays.append(play)
         i = end
     if not plays or len(plays) > PLAYS_PER_TRICK:
