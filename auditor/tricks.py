@@ -74,11 +74,18 @@ def play_tricks(replay: HandState) -> None:
             if width and len(cards) == width and play.seat == (leader + p) % 4:
                 hand = hands[play.seat]
                 counts = hand.counts
-                held = counts[cards[0]] if width == 1 else not hand.missing(cards)
-                if held and follows_in_kind(context, width, led, counts, cards):
-                    for k in cards:
-                        counts[k] -= 1
-                    continue
+                first = cards[0]
+                held = counts[first] if width == 1 else not hand.missing(cards)
+                if held:
+                    # Copies of one card of the led suit, two follows in three, are
+                    # ``follows_in_kind``'s first case, answered without its call.
+                    if suit[first] == led and cards.count(first) == width:
+                        counts[first] -= width
+                        continue
+                    if follows_in_kind(context, width, led, counts, cards):
+                        for k in cards:
+                            counts[k] -= 1
+                        continue
             follow_trick(replay, table, t, trick, p, answered)
         due = finish_trick(replay, table, t, trick, answered)
     replay.trick_index = replay.play_index = None
