@@ -27,7 +27,7 @@ from itertools import pairwise
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
-from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play
+from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play, set_unit
 from chaodipi.engine.verdict import Verdict
 
 __all__ = [
@@ -179,7 +179,7 @@ def _unit_of(ctx: TrumpContext, part: Sequence[int]) -> Unit | str:
     width = widths.pop()
     kinds = ctx.in_step_order(counts)
     if len(kinds) == 1:
-        return Unit(width, (kinds[0],))
+        return set_unit(width, kinds[0])
     if width == 1:
         return f"{label_cards(part)} is not a unit: different cards make no pair"
     for low, high in pairwise(kinds):
@@ -275,7 +275,7 @@ def lead_of_one_kind(kind: int, width: int) -> Lead:
     >>> lead_of_one_kind(parse_card("C9"), 2)
     Lead(pair: C9 C9)
     """
-    return Lead((Unit(width, (kind,)),))
+    return Lead((set_unit(width, kind),))
 
 
 def describe_lead(units: Sequence[Unit]) -> str:
@@ -310,7 +310,7 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
         for i in range(len(suit_steps) - 1, floor, -1):
             for k in suit_steps[i]:
                 if counts[k] >= width:
-                    return Unit(width, (k,))
+                    return set_unit(width, k)
         return None
     best: Unit | None = None
     for step_kinds in suit_steps:
@@ -351,7 +351,7 @@ def _forced_tie(
     if rule.forced_unit is ForcedUnit.LOWEST_TOP:
         return lowest
     # LOWEST_BEATEN_CARD: one card, the lowest of the lowest beaten unit.
-    return sorted({Unit(1, (unit.kinds[0],)) for unit in lowest}, key=lambda u: u.kinds)
+    return sorted({set_unit(1, unit.kinds[0]) for unit in lowest}, key=lambda u: u.kinds)
 
 
 def _first_in_attempt(tied: Sequence[Unit], cards: Sequence[int]) -> Unit:

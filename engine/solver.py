@@ -45,7 +45,7 @@ from chaodipi.engine.order import TRUMP
 from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
 from chaodipi.engine.table import Table
 from chaodipi.engine.trick import trick_winner
-from chaodipi.engine.units import Unit, units_containing_lowest
+from chaodipi.engine.units import Unit, set_unit, units_containing_lowest
 
 __all__ = [
     "BudgetExceeded",
@@ -634,7 +634,7 @@ class Solver:
             if hand[k]
             for unit in units_containing_lowest(table.context, hand, k, hand[k])
         ]
-        cards = [Unit(1, (k,)) for k in range(KINDS) for _ in range(hand[k])]
+        cards = [set_unit(1, k) for k in range(KINDS) for _ in range(hand[k])]
         if rules.throw.allowed and len(cards) >= 2:
             leads.append(tuple(cards))
         return max(kitty_multiplier(rules, lead) for lead in leads)
@@ -1127,7 +1127,7 @@ class Solver:
     def _score_last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         self.nodes += 1
         plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
-        lead = (Unit(1, plays[0]),)
+        lead = (set_unit(1, plays[0][0]),)
         # A single led: decided as a set led is, without ``trick_winner``.
         won = self._winning(leader, plays[:3], lead, [plays[3]])[0]
         if not self._defenders[won]:

@@ -140,7 +140,19 @@ def units_containing_lowest(
     for width in range(min(have, max_width), 0, -1):
         if width >= 2:
             yield from chains_from(ctx, counts, kind, width)
-        yield Unit(width, (kind,))
+        yield set_unit(width, kind)
+
+
+@lru_cache(maxsize=1024)
+def set_unit(width: int, kind: int) -> Unit:
+    """``width`` copies of card ``kind`` (a single, pair or triple): one ``Unit`` for each,
+    made when first asked for: the commonest units, and a frozen dataclass's ``__init__`` (which
+    stays interpreted where mypyc compiles the rest) costs several times this look-up.
+
+    >>> set_unit(2, 12) is set_unit(2, 12), set_unit(2, 12) == Unit(2, (12,))
+    (True, True)
+    """
+    return Unit(width, (kind,))
 
 
 def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
@@ -162,12 +174,12 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
         # One kind only (a single, a pair, a triple): the most common lead, no search needed.
         if len(ordered) > ctx.decks:
             raise _impossible(ctx, ordered, ordered[0])
-        return [Unit(len(ordered), (ordered[0],))]
+        return [set_unit(len(ordered), ordered[0])]
     if len(set(ordered)) == len(ordered):
         # No card twice (a throw of singles, the common throw): every card is a unit, the
         # highest first and equal ones in kind order, as the search would order them.
         # Stable when reversed: equal strengths keep kind order.
-        return [Unit(1, (k,)) for k in sorted(ordered, key=ctx.strength.__getitem__, reverse=True)]
+        return [set_unit(1, k) for k in sorted(ordered, key=ctx.strength.__getitem__, reverse=True)]
     counts = Counter(ordered)
     width = max(counts.values(), default=0)
     if width > ctx.decks:
@@ -211,7 +223,7 @@ def _canonical(ctx: TrumpContext, ordered: tuple[int, ...], max_width: int) -> t
     if all(counts[up] < 2 for k in kinds if counts[k] >= 2 for up in link_up[k]):
         # No tractor can be cut (no two linked kinds held twice): one set of each kind is the
         # only split with the fewest units, the one the search below would find.
-        return tuple(sorted([Unit(counts[k], (k,)) for k in kinds], key=order))
+        return tuple(sorted([set_unit(counts[k], k) for k in kinds], key=order))
     best: tuple[Unit, ...] = ()
     best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
     for unit in units_containing_lowest(ctx, counts, ordered[0], max_width):
