@@ -140,7 +140,7 @@ class TrickClaims:
 @dataclass(slots=True)
 class ReadPlay:
     """A play as read: never changed once made, since ``read_game`` gives the same one (its
-    lists too) for every single card or pair a seat plays, in every record it reads."""
+    lists too) for every play of one or two cards a seat makes, in every record it reads."""
 
     seat: int
     cards: list[int]
