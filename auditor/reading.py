@@ -521,8 +521,8 @@ def _plays_by_code() -> dict[bytes, ReadPlay]:
 _PLAYS_BY_CODE: Final = _plays_by_code()
 """Plays of one or two cards (most plays) by their encodings: each read once, and the same
 ``ReadPlay`` given for it in every record. Single cards and pairs are read when the module is;
-two cards of two kinds (a follow to a pair, most often) when first met, which bounds the
-table at 4 seats × 54 × 54 of them."""
+two cards of two kinds (a follow to a pair, most often) when first met: at most 54 × 54 for
+each of the five ways ``_play_from_wire`` reads a seat (left out for seat 0, or written 0-3)."""
 
 
 @lru_cache(maxsize=4096)
