@@ -21,7 +21,7 @@ import json
 import sys
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, Protocol, cast
 
@@ -104,12 +104,33 @@ class ReadBid:
     trump_choice: int | None
     drawn_count: int | None
 
+    def __init__(
+        self,
+        seat: int,
+        kind: BidKind,
+        cards: list[int],
+        names_trump: bool,
+        trump_choice: int | None,
+        drawn_count: int | None,
+    ) -> None:
+        self.seat = seat
+        self.kind = kind
+        self.cards = cards
+        self.names_trump = names_trump
+        self.trump_choice = trump_choice
+        self.drawn_count = drawn_count
+
 
 @dataclass(slots=True)
 class ReadExchange:
     seat: int
     picked_up: list[int]
     buried: list[int]
+
+    def __init__(self, seat: int, picked_up: list[int], buried: list[int]) -> None:
+        self.seat = seat
+        self.picked_up = picked_up
+        self.buried = buried
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +210,41 @@ class ReadHand:
     exchanges: list[ReadExchange]
     tricks: list[ReadTrick]
     claim: records_pb2.HandClaim | None
-    violations: list[Violation] = field(default_factory=list)
-    incomplete: str = ""  # INCOMPLETE_KEY: why the source says the record stops early
-    unsupported: str = ""  # UNSUPPORTED_KEY: rules the record needs that no field models
+    violations: list[Violation]
+    incomplete: str  # INCOMPLETE_KEY: why the source says the record stops early
+    unsupported: str  # UNSUPPORTED_KEY: rules the record needs that no field models
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        hands: list[list[int]],
+        kitty: list[int],
+        first_drawer: int | None,
+        team_levels: tuple[int, int],
+        dealer: int | None,
+        first_hand: bool,
+        bids: list[ReadBid],
+        exchanges: list[ReadExchange],
+        tricks: list[ReadTrick],
+        claim: records_pb2.HandClaim | None,
+        violations: list[Violation] | None = None,
+        incomplete: str = "",
+        unsupported: str = "",
+    ) -> None:
+        self.ruleset = ruleset
+        self.hands = hands
+        self.kitty = kitty
+        self.first_drawer = first_drawer
+        self.team_levels = team_levels
+        self.dealer = dealer
+        self.first_hand = first_hand
+        self.bids = bids
+        self.exchanges = exchanges
+        self.tricks = tricks
+        self.claim = claim
+        self.violations = [] if violations is None else violations
+        self.incomplete = incomplete
+        self.unsupported = unsupported
 
 
 _KIND_OF = TOKEN_KINDS.__getitem__

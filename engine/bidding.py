@@ -47,6 +47,7 @@ from chaodipi.engine.cards import (
     suit_of,
     trump_token,
 )
+from chaodipi.engine.frozen import set_field
 from chaodipi.engine.level import seat_by_declaration
 from chaodipi.engine.ruleset import (
     BiddingRule,
@@ -90,9 +91,25 @@ class Bid:
     seat: int
     kind: BidKind
     cards: tuple[int, ...]
-    drawn_count: int | None = None
-    names_trump: bool = False
-    trump_choice: int | None = None
+    drawn_count: int | None
+    names_trump: bool
+    trump_choice: int | None
+
+    def __init__(
+        self,
+        seat: int,
+        kind: BidKind,
+        cards: tuple[int, ...],
+        drawn_count: int | None = None,
+        names_trump: bool = False,
+        trump_choice: int | None = None,
+    ) -> None:
+        set_field(self, "seat", seat)
+        set_field(self, "kind", kind)
+        set_field(self, "cards", cards)
+        set_field(self, "drawn_count", drawn_count)
+        set_field(self, "names_trump", names_trump)
+        set_field(self, "trump_choice", trump_choice)
 
     @classmethod
     def parse(
@@ -123,7 +140,23 @@ class StandingBid:
     card: int
     entry: str
     rank: int
-    locked: bool = False
+    locked: bool
+
+    def __init__(
+        self,
+        seat: int,
+        kind: BidKind,
+        card: int,
+        entry: str,
+        rank: int,
+        locked: bool = False,
+    ) -> None:
+        set_field(self, "seat", seat)
+        set_field(self, "kind", kind)
+        set_field(self, "card", card)
+        set_field(self, "entry", entry)
+        set_field(self, "rank", rank)
+        set_field(self, "locked", locked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +182,56 @@ class BiddingState:
     holding_team: int | None
     dealer: int | None
     dealer_by_bidding: bool
-    phase: Phase = Phase.DRAWING
-    standing: StandingBid | None = None
-    first_declarer: int | None = None
-    trump: int | None = None
-    trump_known: bool = False
-    shown: tuple[tuple[int, int], ...] = ()
-    stake: int = 0
-    kitty_holder: int | None = None
-    flips: tuple[tuple[int, int], ...] = ()
-    draw_unchecked: int = 0
-    bids: tuple[Bid, ...] = ()
-    team_levels: tuple[int, int] | None = None
+    phase: Phase
+    standing: StandingBid | None
+    first_declarer: int | None
+    trump: int | None
+    trump_known: bool
+    shown: tuple[tuple[int, int], ...]
+    stake: int
+    kitty_holder: int | None
+    flips: tuple[tuple[int, int], ...]
+    draw_unchecked: int
+    bids: tuple[Bid, ...]
+    team_levels: tuple[int, int] | None
+
+    def __init__(
+        self,
+        level: int | None,
+        first_hand: bool,
+        holding_team: int | None,
+        dealer: int | None,
+        dealer_by_bidding: bool,
+        phase: Phase = Phase.DRAWING,
+        standing: StandingBid | None = None,
+        first_declarer: int | None = None,
+        trump: int | None = None,
+        trump_known: bool = False,
+        shown: tuple[tuple[int, int], ...] = (),
+        stake: int = 0,
+        kitty_holder: int | None = None,
+        flips: tuple[tuple[int, int], ...] = (),
+        draw_unchecked: int = 0,
+        bids: tuple[Bid, ...] = (),
+        team_levels: tuple[int, int] | None = None,
+    ) -> None:
+        set_field(self, "level", level)
+        set_field(self, "first_hand", first_hand)
+        set_field(self, "holding_team", holding_team)
+        set_field(self, "dealer", dealer)
+        set_field(self, "dealer_by_bidding", dealer_by_bidding)
+        set_field(self, "phase", phase)
+        set_field(self, "standing", standing)
+        set_field(self, "first_declarer", first_declarer)
+        set_field(self, "trump", trump)
+        set_field(self, "trump_known", trump_known)
+        set_field(self, "shown", shown)
+        set_field(self, "stake", stake)
+        set_field(self, "kitty_holder", kitty_holder)
+        set_field(self, "flips", flips)
+        set_field(self, "draw_unchecked", draw_unchecked)
+        set_field(self, "bids", bids)
+        set_field(self, "team_levels", team_levels)
 
     def level_for(self, seat: int) -> int:
         """The level whose cards a bid by ``seat`` shows.

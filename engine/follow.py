@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Counts, Hand, label_cards
+from chaodipi.engine.frozen import set_field
 from chaodipi.engine.lead import describe_lead, suit_label
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
@@ -400,6 +401,24 @@ class _Lead:
     fmt: _Format
     demands: bool  # any tractor, triple or pair to answer
     name: str  # the lead's format in words
+
+    def __init__(
+        self,
+        suit: int,
+        size: int,
+        tables: _Tables,
+        table: _SuitTable,
+        fmt: _Format,
+        demands: bool,
+        name: str,
+    ) -> None:
+        set_field(self, "suit", suit)
+        set_field(self, "size", size)
+        set_field(self, "tables", tables)
+        set_field(self, "table", table)
+        set_field(self, "fmt", fmt)
+        set_field(self, "demands", demands)
+        set_field(self, "name", name)
 
 
 _LEADS: dict[tuple[TrumpContext, tuple[Unit, ...]], _Lead] = {}

@@ -25,6 +25,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
+from chaodipi.engine.frozen import set_field
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play, set_unit
@@ -55,6 +56,9 @@ class Lead:
 
     units: tuple[Unit, ...]
 
+    def __init__(self, units: tuple[Unit, ...]) -> None:
+        set_field(self, "units", units)
+
     @property
     def cards(self) -> Cards:
         """The lead's cards, unit by unit."""
@@ -83,6 +87,11 @@ class Beat:
     seat: int
     by: Unit
 
+    def __init__(self, unit: Unit, seat: int, by: Unit) -> None:
+        set_field(self, "unit", unit)
+        set_field(self, "seat", seat)
+        set_field(self, "by", by)
+
 
 @dataclass(frozen=True, slots=True)
 class ThrowVerdict:
@@ -107,10 +116,38 @@ class ThrowVerdict:
     penalty: int
     leader: int
     cards: tuple[int, ...]
-    stake_charge: str = ""
-    suit: int = TRUMP  # the lead's effective suit, for the message
-    tied: tuple[Unit, ...] = ()
-    forced_options: tuple[Unit, ...] = ()
+    stake_charge: str
+    suit: int  # the lead's effective suit, for the message
+    tied: tuple[Unit, ...]
+    forced_options: tuple[Unit, ...]
+
+    def __init__(
+        self,
+        units: tuple[Unit, ...],
+        is_throw: bool,
+        stands: bool,
+        beaten: tuple[Beat, ...],
+        forced: Unit | None,
+        penalty: int,
+        leader: int,
+        cards: tuple[int, ...],
+        stake_charge: str = "",
+        suit: int = TRUMP,
+        tied: tuple[Unit, ...] = (),
+        forced_options: tuple[Unit, ...] = (),
+    ) -> None:
+        set_field(self, "units", units)
+        set_field(self, "is_throw", is_throw)
+        set_field(self, "stands", stands)
+        set_field(self, "beaten", beaten)
+        set_field(self, "forced", forced)
+        set_field(self, "penalty", penalty)
+        set_field(self, "leader", leader)
+        set_field(self, "cards", cards)
+        set_field(self, "stake_charge", stake_charge)
+        set_field(self, "suit", suit)
+        set_field(self, "tied", tied)
+        set_field(self, "forced_options", forced_options)
 
     @property
     def rule(self) -> str:

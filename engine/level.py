@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from chaodipi.engine.cards import RANK_LETTERS, parse_level
+from chaodipi.engine.frozen import set_field
 from chaodipi.engine.ruleset import (
     LevelBand,
     MustPlayCleared,
@@ -58,8 +59,28 @@ class LevelResult:
     dealer_level_after: int
     defender_level_after: int
     next_deal: Team
-    match_winner: Team | None = None
-    stopped_at: int | None = None
+    match_winner: Team | None
+    stopped_at: int | None
+
+    def __init__(
+        self,
+        outcome: Outcome,
+        table_levels: int,
+        levels: int,
+        dealer_level_after: int,
+        defender_level_after: int,
+        next_deal: Team,
+        match_winner: Team | None = None,
+        stopped_at: int | None = None,
+    ) -> None:
+        set_field(self, "outcome", outcome)
+        set_field(self, "table_levels", table_levels)
+        set_field(self, "levels", levels)
+        set_field(self, "dealer_level_after", dealer_level_after)
+        set_field(self, "defender_level_after", defender_level_after)
+        set_field(self, "next_deal", next_deal)
+        set_field(self, "match_winner", match_winner)
+        set_field(self, "stopped_at", stopped_at)
 
     def describe(self) -> str:
         """One line for a referee: outcome, table and moved levels, stop, levels after."""
