@@ -18,8 +18,6 @@ record's violations are the same either way.
 from __future__ import annotations
 
 import json
-import sys
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +35,7 @@ from chaodipi.auditor.wire import (
     field_tag,
 )
 from chaodipi.engine import (
+    KINDS,
     RANK_LETTERS,
     BidKind,
     CardError,
@@ -539,23 +538,36 @@ def _kinds_by_code() -> bytes:
 _KINDS_BY_CODE: Final = _kinds_by_code()
 """Card kinds by a token's two bytes (``first << 8 | second``), ``_NO_CARD`` for no token: bytes,
 which the garbage collector never walks."""
-_DECK_CARD: Final = bytes((field_tag(records_pb2.DrawOrder, "deck", LEN), 2))
+_DECK_TAG: Final = field_tag(records_pb2.DrawOrder, "deck", LEN)
+_NOT_A_LETTER: Final = 64
+"""Past every suit's base plus rank's step (at most 56), and two of it stay under 256."""
 
 
-def _deck_words(data: bytes) -> array[int]:
-    """Each deck card's encoding (tag, length 2, token) as a 4-byte word, read big-endian: the
-    token's bytes then fall in a word's low bits, where a dict finds its slot (read
-    little-endian, all 54 words share their low 16 bits, the tag and length, and collide)."""
-    words = array("I", data)
-    if sys.byteorder == "little":
-        words.byteswap()
-    return words
+def _deck_letters() -> tuple[bytes, bytes, list[tuple[int, list[bytes]]]]:
+    """``_deck_from_wire``'s tables: each suit letter's base and each rank letter's step, as
+    ``bytes.translate`` tables (a card's kind is its suit's base plus its rank's step, every
+    other byte ``_NOT_A_LETTER``), and each suit letter that takes some ranks only (the
+    jokers' ``L`` and ``B``) with its cards' last three bytes on the wire (length 2, letters).
+    """
+    steps = {t[1]: k - TOKEN_KINDS["S2"] for t, k in TOKEN_KINDS.items() if t[0] == "S"}
+    bases = {t[0]: k - steps[t[1]] for t, k in TOKEN_KINDS.items()}
+    assert all(bases[t[0]] + steps[t[1]] == k for t, k in TOKEN_KINDS.items())
+    suit_table, rank_table = bytearray([_NOT_A_LETTER]) * 256, bytearray([_NOT_A_LETTER]) * 256
+    for letter, base in bases.items():
+        suit_table[ord(letter)] = base
+    for letter, step in steps.items():
+        rank_table[ord(letter)] = step
+    narrow = []
+    for letter in sorted(bases):
+        takes = sorted(t[1] for t in TOKEN_KINDS if t[0] == letter)
+        if len(takes) != len(steps):
+            narrow.append((ord(letter), [b"\x02" + (letter + rank).encode() for rank in takes]))
+    return bytes(suit_table), bytes(rank_table), narrow
 
 
-_KINDS_BY_DECK_WORD: Final = {
-    _deck_words(_DECK_CARD + token.encode())[0]: kind for token, kind in TOKEN_KINDS.items()
-}
-"""Card kinds by a deck card's encoding as ``_deck_words`` reads it."""
+_SUIT_BASES, _RANK_STEPS, _NARROW_SUITS = _deck_letters()
+_CARD_KINDS: Final = bytes(range(KINDS))
+"""Every card kind as a byte: what ``bytes.translate`` deletes to leave any other byte."""
 
 
 def _plays_by_code() -> dict[bytes, ReadPlay]:
@@ -592,10 +604,23 @@ def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int]
     end = len(data) - len(tail)
     if end < 0 or end % 4 or end // 4 > max_cards or data[end:] != tail:
         return None
-    try:  # one look-up a card, in C
-        return list(map(_KINDS_BY_DECK_WORD.__getitem__, _deck_words(data[:end])))
-    except KeyError:
-        return None
+    cards = end // 4
+    body = data[:end]
+    suits, ranks = body[2::4], body[3::4]
+    if body[::4].count(_DECK_TAG) != cards or body[1::4].count(2) != cards:
+        return None  # not every card is a tag, the length 2 and two letters
+    # Every card's suit base plus rank step at once, in C: the two columns as numbers of a
+    # byte a card, added. No byte carries into the next, each sum being under 256.
+    bases, steps = suits.translate(_SUIT_BASES), ranks.translate(_RANK_STEPS)
+    kinds = (int.from_bytes(bases) + int.from_bytes(steps)).to_bytes(cards)
+    if kinds.translate(None, _CARD_KINDS):
+        return None  # a letter that no token has, or a sum past the last card
+    for letter, elements in _NARROW_SUITS:
+        # A joker's letter stands beside its own rank only: its cards' last three bytes, which
+        # are nowhere else (no tag and no letter is the byte 2), are found as often as the letter.
+        if suits.count(letter) != sum(body.count(element) for element in elements):
+            return None
+    return list(kinds)
 
 
 def _play_from_wire(data: bytes, lead: bool, max_cards: int) -> ReadPlay | None:

@@ -1,15 +1,19 @@
-"""Plays read from a record's bytes: the shared ones stay as their encodings read."""
+"""A record read from its bytes: the deck read as its tokens say, the shared plays as read."""
 
 from __future__ import annotations
 
 import copy
 import random
 
+from google.protobuf.message import DecodeError
+
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.auditor.reading import _PLAYS_BY_CODE, _play_from_wire, read_game
+from chaodipi.auditor.reading import _PLAYS_BY_CODE, _deck_from_wire, _play_from_wire, read_game
+from chaodipi.auditor.wire import TOKEN_KINDS
+from chaodipi.v1 import records_pb2
 
 
 def _misread() -> list[bytes]:
@@ -56,3 +60,33 @@ def test_audits_analyses_and_faulted_records_leave_the_shared_plays_as_read() ->
             audit_game(plant_any(copy.deepcopy(record), rng)[0])
         analyse_game(generate_hand(ruleset, seed=0), window=2)
     assert _misread() == []
+
+
+def _deck_as_tokens_say(data: bytes, first_drawer: int) -> list[int] | None:
+    """A draw order's deck as its tokens say, when all are canonical, read by the parser."""
+    try:
+        order = records_pb2.DrawOrder.FromString(data)
+    except DecodeError:
+        return None
+    if order.first_drawer != first_drawer or any(t not in TOKEN_KINDS for t in order.deck):
+        return None
+    return [TOKEN_KINDS[t] for t in order.deck]
+
+
+def test_a_deck_read_from_its_columns_is_what_its_tokens_say_or_left_to_the_full_reader() -> None:
+    record = generate_hand("classic", seed=3)
+    first = record.draw_order.first_drawer
+    data = record.draw_order.SerializeToString()
+    dealt = _deck_as_tokens_say(data, first)
+    assert dealt is not None and _deck_from_wire(data, first, 200) == dealt
+    # Every byte changed to a tag, the length, a joker's letters, a rank, a lower-case
+    # letter or none: the fast read gives the deck those bytes encode, or leaves it.
+    for i in range(len(data)):
+        for byte in b"\x0a\x02\x03LBJA2s\x00":
+            changed = data[:i] + bytes((byte,)) + data[i + 1 :]
+            fast = _deck_from_wire(changed, first, 200)
+            assert fast is None or fast == _deck_as_tokens_say(changed, first), (i, byte)
+    for joker, other in (("LJ", "LA"), ("BJ", "B2"), ("LJ", "BJ")):
+        order = records_pb2.DrawOrder(deck=[joker, "SA", other], first_drawer=first)
+        changed = order.SerializeToString()
+        assert _deck_from_wire(changed, first, 200) == _deck_as_tokens_say(changed, first)
