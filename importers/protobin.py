@@ -10,15 +10,12 @@ record. The choice made is reported as a note.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cache
 
-from google.protobuf import descriptor_pb2, message_factory
-from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
-from chaodipi.importers.tokens import bad_token, canonical_records, declare_alike, records_pool
+from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
@@ -78,67 +75,9 @@ def _clean(message: Message, data: bytes) -> bool:
     return fresh.ByteSize() == size
 
 
-@cache
-def _skeleton(root: Descriptor) -> type[Message]:
-    """A message type whose field 1 reads records of type ``root`` one after another, merged,
-    to find whether any of them has an unknown field (``_known_only``).
-
-    Each message type reachable from ``root`` has a skeleton with the same field numbers: a
-    message field (repeated, a map, or a oneof's member) is a singular field of its type's
-    skeleton; a string or bytes field is singular ``bytes``; any other field keeps its type (an
-    enum's as ``int32``: the same varint) and label. So every field takes the wire types the
-    record's field takes. On the wire a singular message that occurs again is merged into the
-    first and a singular scalar is overwritten, so the records written as field 1 parse into
-    one skeleton message per field path, holding the last value of each scalar: small, however
-    many records.
-    """
-    file = descriptor_pb2.FileDescriptorProto(
-        name=f"skeleton/{root.full_name}.proto", package="skeleton", syntax="proto3"
-    )
-    names: dict[str, str] = {}
-
-    def add(kind: Descriptor) -> str:
-        name = names.get(kind.full_name)
-        if name is None:
-            name = names[kind.full_name] = kind.full_name.replace(".", "_")
-            shape = file.message_type.add(name=name)
-            for fd in kind.fields:
-                inner = None if fd.message_type is None else f".skeleton.{add(fd.message_type)}"
-                declare_alike(shape.field.add(name=fd.name, number=fd.number), fd, inner)
-        return name
-
-    pool = records_pool(file, add(root))
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("skeleton.Records"))
-
-
-def _known_only(kind: Descriptor, records: bytes) -> bool:
-    """Whether records of type ``kind`` that parse have no unknown field at any depth (when
-    false, some may have one).
-
-    ``records``: each record's bytes, length-delimited and tagged as field 1. They parse into
-    one skeleton (``_skeleton``), in C, and its size is compared around dropping its unknown
-    fields. Sound: the parser keeps a field as unknown when its type has no field of that
-    number taking that wire type; a record's every field sits in the skeleton of its field
-    path, whose type takes the same numbers and wire types, so each unknown field of a record
-    is an unknown field of the skeleton, and merging only adds to those, never drops any (the
-    skeleton has no oneof, whose next member would clear the last). Each is at least a tag's
-    byte, so the drop shrinks the skeleton exactly when it had some. The skeleton neither
-    checks UTF-8 nor nests as deep as a record alone may, so it reads no record the parser
-    rejects; what the parser rejects, it finds record by record.
-    """
-    skeleton = _skeleton(kind)()
-    try:
-        skeleton.ParseFromString(records)
-    except DecodeError:  # a record the parser rejects, or one nested too deep for the skeleton
-        return False
-    size = skeleton.ByteSize()
-    skeleton.DiscardUnknownFields()
-    return skeleton.ByteSize() == size
-
-
 def _parse(kind: type[Message], data: bytes, known_only: bool = False) -> Message | None:
     """A clean message of type ``kind`` from ``data``, or None; ``known_only``: ``data`` is
-    known to hold no unknown field (``_known_only``), which then goes unchecked."""
+    known to hold no unknown field (``clean_records``), which then goes unchecked."""
     message = kind()
     try:
         message.ParseFromString(data)
@@ -190,8 +129,8 @@ def _never_single(frames: list[_Frame]) -> bool:
 
 
 _Read = tuple[int, bytes, records_pb2.RecordFile | None, bool]
-"""A frame read: its start and bytes, its clean record or None, whether its tokens are all
-canonical."""
+"""A frame read: its start and bytes, its clean record or None, whether its tokens are known
+to be canonical."""
 _CHUNK = 64
 """Frames checked together for unknown fields and tokens: the checks cost one C parse a chunk
 instead of one a record, and memory holds a chunk's checks, not the file's."""
@@ -199,7 +138,9 @@ instead of one a record, and memory holds a chunk's checks, not the file's."""
 
 def _read_frames(data: bytes, frames: list[_Frame]) -> Iterator[_Read]:
     """Each frame's start and bytes, its clean RecordFile (None if it is not one), and whether
-    its tokens are known to be canonical, parsed as they are asked for."""
+    its tokens are known to be canonical, parsed as they are asked for. A chunk of records
+    whose tokens are all canonical and fields all known (``clean_records``) is read without a
+    check of each record; else each is checked alone."""
     kind = records_pb2.RecordFile.DESCRIPTOR
     for first in range(0, len(frames), _CHUNK):
         chunk = frames[first : first + _CHUNK]
@@ -209,12 +150,11 @@ def _read_frames(data: bytes, frames: list[_Frame]) -> Iterator[_Read]:
         field = b"".join(
             [_RECORD_TAG + data[start:end] for (start, _), end in zip(chunk, ends, strict=True)]
         )
-        known_only = _known_only(kind, field)
-        canonical = canonical_records(kind, field)
+        clean = clean_records(kind, field)
         for start, body in chunk:
-            message = _parse(records_pb2.RecordFile, body, known_only)
+            message = _parse(records_pb2.RecordFile, body, clean)
             assert message is None or isinstance(message, records_pb2.RecordFile)
-            yield start, body, message, canonical
+            yield start, body, message, clean
 
 
 def _stream(

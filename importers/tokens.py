@@ -121,7 +121,7 @@ def _holds_tokens(fd: FieldDescriptor, seen: set[str]) -> bool:
     return any(_holds_tokens(inner, seen) for inner in kind.fields)
 
 
-def records_pool(
+def _records_pool(
     file: descriptor_pb2.FileDescriptorProto, root: str
 ) -> descriptor_pool.DescriptorPool:
     """A pool of ``file`` with a message ``Records`` added, whose field 1 holds ``root`` (a
@@ -140,25 +140,28 @@ def records_pool(
 
 
 def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
-    """A message type that reads the wire bytes of ``descriptor``'s type for its tokens only.
+    """A message type that reads the wire bytes of ``descriptor``'s type for its tokens, and
+    keeps as unknown exactly the fields the record's type does not know.
 
     Every message field is singular: on the wire a singular message that occurs again is
     merged into the first, so a whole record parses into one message per field path, holding
     every token of that path in the record (a hand's 100 plays become one play's 108 cards).
-    A *leaf* (a type holding tokens but no message field that holds any: a play, a context)
-    declares no token field: each of its token elements is kept as an unknown field, its bytes
-    as read, in order (the parser's unknown fields are bytes, not a string a token); its other
-    fields are declared with the wire types the record's take (message, string and bytes fields
-    as singular ``bytes``, other scalars with their own type and label, enums as ``int32``), so
-    they are known, and once cleared the leaf serializes to its token elements and whatever
-    field the record's type does not know (``_canonical``). Any other type keeps the numbers of
-    its token fields (repeated; ranks declared ``bytes``, the wire type of a string, so that
-    the walk tells them from cards) and of its message fields on the way to tokens, and parses
-    the rest as unknown fields, never read. A singular field that occurs twice (a oneof's two
-    members, a context given twice) is kept once by the record and twice here: the shadow
-    holds every token the record holds, perhaps more, never fewer. Returned with a type whose
-    field 1 is such a message: records written one after another as its field 1 parse into one
-    shadow holding the tokens of them all.
+    A *leaf* (a type with token fields and no message field: a play, a context) declares no
+    token field: each of its token elements is kept as an unknown field, its bytes as read, in
+    order (the parser's unknown fields are bytes, not a string a token); its other fields are
+    declared with the wire types the record's take (``_declare_alike``), so that once they are
+    cleared the leaf serializes to its token elements and whatever field the record's type does
+    not know (``_canonical``). Any other type declares every field of the record's type: its
+    token fields repeated (ranks as ``bytes``, the wire type of a string, cards as ``string``),
+    its message fields as the shadow of their type when it holds tokens, else as its skeleton (a
+    type declaring every field alike, message fields as skeletons, read for unknown fields
+    only), the rest alike. So a field the record's type does not know, at any depth, is an
+    unknown field here too, in a leaf beside its token elements or elsewhere, where no token
+    is. A singular field that occurs twice (a oneof's two members, a context given twice) is
+    kept once by the record and twice here: the shadow holds every token the record holds,
+    perhaps more, never fewer. Returned with a type whose field 1 is such a message: records
+    written one after another as its field 1 parse into one shadow holding the tokens of them
+    all (``clean_records``).
     """
     shadows = _SHADOWS.get(descriptor.full_name)
     if shadows is None:
@@ -167,15 +170,27 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
         )
         names: dict[str, str] = {}
         leaves: dict[str, Callable[[bytes], object]] = {}
+        skeletons: list[str] = []
+
+        def skeleton(kind: Descriptor) -> str:
+            name = names.get(f"skeleton {kind.full_name}")
+            if name is None:
+                name = names[f"skeleton {kind.full_name}"] = "Skeleton_" + kind.full_name.replace(
+                    ".", "_"
+                )
+                skeletons.append(name)
+                shape = file.message_type.add(name=name)
+                for fd in kind.fields:
+                    inner = None if fd.message_type is None else skeleton(fd.message_type)
+                    _declare_alike(shape.field.add(name=fd.name, number=fd.number), fd, inner)
+            return f".tokens.{name}"
 
         def add(kind: Descriptor) -> str:
             name = names.get(kind.full_name)
             if name is None:
                 name = names[kind.full_name] = kind.full_name.replace(".", "_")
                 shape = file.message_type.add(name=name)
-                leaf = not any(
-                    fd.message_type is not None and _holds_tokens(fd, set()) for fd in kind.fields
-                )
+                leaf = all(fd.message_type is None for fd in kind.fields)
                 elements: list[bytes] = []
                 card_tags: bytes | None = b""
                 for fd in kind.fields:
@@ -188,6 +203,9 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
                         if card_tags is not None:
                             card_tags = None if is_rank or len(tag) > 1 else card_tags + tag
                         if not leaf:
+                            _TOKEN_FIELDS[f"tokens.{name}.{fd.name}"] = (
+                                _RANKS if is_rank else _CANONICAL
+                            )
                             shape.field.add(
                                 name=fd.name,
                                 number=fd.number,
@@ -204,8 +222,9 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
                             type=FieldDescriptorProto.TYPE_MESSAGE,
                             type_name=f".tokens.{add(fd.message_type)}",
                         )
-                    elif leaf:
-                        declare_alike(shape.field.add(name=fd.name, number=fd.number), fd)
+                    else:
+                        inner = None if fd.message_type is None else skeleton(fd.message_type)
+                        _declare_alike(shape.field.add(name=fd.name, number=fd.number), fd, inner)
                 if leaf:
                     leaves[name] = (
                         partial(_cards_canonical, card_tags)
@@ -215,10 +234,14 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
             return name
 
         root = add(descriptor)
-        pool = records_pool(file, root)
+        pool = _records_pool(file, root)
         for name, check in leaves.items():
             leaf = message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tokens.{name}"))
             _LEAVES[leaf] = check
+        for name in skeletons:
+            _SKELETONS.add(
+                message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tokens.{name}"))
+            )
         shadows = _SHADOWS[descriptor.full_name] = (
             message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tokens.{root}")),
             message_factory.GetMessageClass(pool.FindMessageTypeByName("tokens.Records")),
@@ -226,7 +249,7 @@ def _shadow(descriptor: Descriptor) -> tuple[type[Message], type[Message]]:
     return shadows
 
 
-def declare_alike(
+def _declare_alike(
     field: FieldDescriptorProto, fd: FieldDescriptor, message: str | None = None
 ) -> None:
     """Declare ``field`` so that it takes the wire types ``fd`` takes, holding as little as it
@@ -337,16 +360,23 @@ elements' bytes, true when every token in them is canonical: that they are its e
 after another, each a token field's tag, a length and a canonical token (a pattern read from
 the start, element by element, or ``_cards_canonical``). A match leaves no other element: a
 field the record's type does not know fails it."""
+_SKELETONS: set[type[Message]] = set()
+"""The shadows' skeleton types: message fields that hold no token, read for unknown fields."""
+_TOKEN_FIELDS: dict[str, frozenset[str] | frozenset[bytes]] = {}
+"""The token fields a shadow type that is no leaf declares (a deal's kitty), by full name, with
+the tokens they may hold."""
 _TYPE_MESSAGE = FieldDescriptor.TYPE_MESSAGE
-_TYPE_BYTES = FieldDescriptor.TYPE_BYTES
 
 
 def _canonical(shadow: Message) -> bool:
     """Whether every token in a shadow message is canonical; a leaf's token elements are
-    checked as bytes, in C, instead of each token made a string and looked up. The leaves are
-    emptied of their other fields on the way (the shadow is read once)."""
+    checked as bytes, in C, instead of each token made a string and looked up. Each leaf is
+    emptied once checked (the shadow is read once): what stays unknown is what the record's
+    type does not know outside the leaves (``clean_records``)."""
     for fd, value in shadow.ListFields():
         if fd.type == _TYPE_MESSAGE:
+            if type(value) in _SKELETONS:
+                continue
             check = _LEAVES.get(type(value))
             if check is None:
                 if not _canonical(value):
@@ -356,25 +386,40 @@ def _canonical(shadow: Message) -> bool:
                 value.ClearField(known.name)
             if not check(value.SerializeToString()):  # the unknown fields: the token elements
                 return False
-        elif not (_RANKS if fd.type == _TYPE_BYTES else _CANONICAL).issuperset(value[:]):
-            return False  # a token field beside message fields (a deal's kitty)
+            value.Clear()
+        else:
+            tokens = _TOKEN_FIELDS.get(fd.full_name)
+            if tokens is not None and not tokens.issuperset(value[:]):
+                return False  # a token field beside message fields (a deal's kitty)
     return True
 
 
-def canonical_records(kind: Descriptor, records: bytes) -> bool:
-    """Whether every token in many records of type ``kind`` is canonical (else some may be bad).
+def clean_records(kind: Descriptor, records: bytes) -> bool:
+    """Whether many records of type ``kind`` hold canonical tokens only and no field their
+    type does not know, at any depth (else some record may not: check each alone).
 
     ``records``: each record's bytes, length-delimited and tagged as field 1 (the wire form of
     a repeated field of them). They parse, in C, into one shadow (``_shadow``) holding every
     token of them all, checked once: a file's records cost one parse and one check of each leaf
-    instead of one of each per record.
+    instead of one of each per record. Once the leaves are checked and emptied, every field left
+    unknown in the shadow is one some record's type does not know (a leaf's such field failed
+    its check), and merging only adds to them, never drops any (no oneof in the shadow clears
+    a field); each is at least a tag's byte, so dropping them shrinks the shadow exactly when it
+    had some. Each record is still parsed by its own type, which rejects what the shadow may
+    read (a string that is not UTF-8, read here as bytes); a chunk the shadow cannot parse (a
+    record the parser rejects, or one nested too deep for the shadow, a level deeper) is
+    checked record by record.
     """
     shadow = _shadow(kind)[1]()
     try:
         shadow.ParseFromString(records)
-    except DecodeError:  # not expected (records already read): each record is checked alone
+    except DecodeError:  # a record the parser rejects: each record is checked alone
         return False
-    return _canonical(shadow)
+    if not _canonical(shadow):
+        return False
+    size = shadow.ByteSize()
+    shadow.DiscardUnknownFields()
+    return shadow.ByteSize() == size
 
 
 def bad_token(

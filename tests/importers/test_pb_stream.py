@@ -9,7 +9,8 @@ import pytest
 
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.importers.protobin import _RECORD_TAG, _known_only, stream_pb, write_pb
+from chaodipi.importers.protobin import _RECORD_TAG, stream_pb, write_pb
+from chaodipi.importers.tokens import clean_records
 from chaodipi.v1 import records_pb2
 
 UNKNOWN = b"\x78\x01"  # field 15, a varint: no message of a record has field 15
@@ -71,16 +72,29 @@ def test_an_unknown_field_at_any_depth_is_found_in_a_chunk() -> None:
         return b"".join(_RECORD_TAG + write_pb([r]) for r in records)
 
     kind = records_pb2.RecordFile.DESCRIPTOR
-    assert _known_only(kind, chunk())
+    assert clean_records(kind, chunk())
     game = records[1].game
-    for message in (game, game.context, game.draw_order, game.tricks[5].plays[2], game.claim):
+    assert game.tricks[5].HasField("claim") and game.players
+    # The record, a leaf (a context, a deck, a play), a type holding leaves (a trick, the
+    # hand's claim) and a message holding no token (a trick's claim, a player).
+    for message in (
+        records[1],
+        game,
+        game.context,
+        game.draw_order,
+        game.tricks[5],
+        game.tricks[5].plays[2],
+        game.tricks[5].claim,
+        game.players[0],
+        game.claim,
+    ):
         message.MergeFromString(UNKNOWN)
-        assert not _known_only(kind, chunk())
+        assert not clean_records(kind, chunk())
         message.DiscardUnknownFields()
-        assert _known_only(kind, chunk())
+        assert clean_records(kind, chunk())
     # A known field number with another wire type is unknown too (the seat as a string).
     game.tricks[0].plays[0].MergeFromString(b"\x0a\x01x")
-    assert not _known_only(kind, chunk())
+    assert not clean_records(kind, chunk())
 
 
 def test_a_single_message_is_still_read_whole() -> None:

@@ -14,7 +14,7 @@ from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers import load_bytes
 from chaodipi.importers.protobin import write_pb
-from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, canonical_records
+from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 Game = records_pb2.GameRecord
@@ -257,6 +257,6 @@ def test_clean_records_pass_the_whole_chunk_check_and_one_odd_token_fails_it(
             for data in (records_pb2.RecordFile(game=g).SerializeToString() for g in games)
         )
 
-    assert canonical_records(kind, chunk())
+    assert clean_records(kind, chunk())
     games[3].bids[0].cards[0] = games[3].bids[0].cards[0].lower()
-    assert not canonical_records(kind, chunk())
+    assert not clean_records(kind, chunk())
