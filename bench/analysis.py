@@ -25,6 +25,8 @@ import statistics
 import sys
 import time
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi.auditor.analysis import BUDGET, analyse_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.v1 import records_pb2
@@ -75,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", action="store_true", help="go on past the limit")
     parser.add_argument("--rulesets", default=",".join(RULESETS))
     args = parser.parse_args(argv)
+    print(describe_build())
     rng = random.Random(args.seed)
     names = args.rulesets.split(",")
     # Hands are drawn for RULESETS in their order whichever are measured (then for any other

@@ -33,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from build_info import describe_build  # bench/, beside this script
+
 import chaodipi.batch.run
 from batch import _cpu_seconds, make_corpus  # bench/, beside this script
 from chaodipi.auditor import audit_game
@@ -48,17 +50,6 @@ SINKS: dict[str, Callable[[Path], Sink]] = {
     "json": lambda out: JsonFolderSink(out),
     "framed": lambda out: FramedSink(out),
 }
-
-
-def _build() -> str:
-    """Which build of engine/ and auditor/ this process imported, and from where."""
-    import chaodipi.auditor.tricks
-    import chaodipi.engine.units
-
-    files = [Path(str(m.__file__)) for m in (chaodipi.engine.units, chaodipi.auditor.tricks)]
-    compiled = [f.suffix == ".so" for f in files]
-    build = "mypyc-compiled" if all(compiled) else "pure Python" if not any(compiled) else "mixed"
-    return f"engine/auditor: {build}, from {files[0].parent.parent}"
 
 
 def audit_alone(corpus: Path) -> tuple[int, float]:
@@ -121,7 +112,7 @@ def main() -> None:
     parser.add_argument("--sinks", default="json,framed", help=f"of {', '.join(SINKS)}")
     parser.add_argument("--corpus", type=Path, help="corpus folder (default: in the temp dir)")
     args = parser.parse_args()
-    print(_build())
+    print(describe_build())
     corpus = args.corpus or Path(tempfile.gettempdir()) / f"chaodipi-corpus-{args.hands}"
     make_corpus(corpus, args.hands, args.unique)
     hands, cpu = audit_alone(corpus)

@@ -40,6 +40,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 
 import grpc
+from build_info import describe_build  # bench/, beside this script
 from server_process import start_server  # bench/, beside this script
 from timing import MachineShare
 
@@ -213,6 +214,7 @@ def main() -> None:
     )
     parser.add_argument("--database-url")
     args = parser.parse_args()
+    print(describe_build())
     context = multiprocessing.get_context("spawn")
     plays = max(sum(e.HasField("play") for e in events_of(hand)) for hand in _hands())
     run = f"{time.time_ns():x}"

@@ -24,6 +24,8 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
+from build_info import describe_build  # bench/, beside this script
+
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.client import AuditClient
 from chaodipi.service.server import RunningServer, ServerConfig, start
@@ -57,6 +59,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--database-url")
     args = parser.parse_args()
+    print(describe_build())
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()

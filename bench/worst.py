@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from build_info import describe_build  # bench/, beside this script
 
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import fill_claims, generate_hand
@@ -308,8 +309,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--save", type=Path, help="folder for the worst and hostile records")
     args = parser.parse_args()
+    print(describe_build())
     rng = random.Random(args.seed)
-    print(f"Python {sys.version.split()[0]}, seed {args.seed}, {args.seconds:g} s per ruleset")
+    print(f"seed {args.seed}, {args.seconds:g} s per ruleset")
     overall: tuple[float, records_pb2.GameRecord] | None = None
     for rs in PRESETS.values():
         worst, record = climb(rs, rng, args.seconds)
