@@ -3,13 +3,17 @@ carry the call's request id and tenant."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import io
 import json
 import logging
 import random
 import secrets
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import pytest
@@ -19,7 +23,7 @@ from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.client import AuditClient, ServiceError
 from chaodipi.service.logs import JsonFormatter
-from chaodipi.service.metrics import calls_log
+from chaodipi.service.metrics import Metrics, calls_log, measured
 from chaodipi.service.server import ServerConfig
 from chaodipi.v1 import service_pb2
 from tests.service.service_support import Service, running_service
@@ -134,3 +138,55 @@ def test_json_log_lines_carry_request_id_and_tenant(metered: Service) -> None:
     generated = dict(other.trailing_metadata())["x-request-id"]
     assert generated != request_id
     assert [e["tenant"] for e in entries if e.get("request_id") == generated] == [entry["tenant"]]
+
+
+@dataclass
+class _Details:
+    method: str = "/chaodipi.v1.AuditService/UploadRecords"
+    invocation_metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class _GoneAfterOneWrite:
+    """A call's context whose client cancels while the second response is written."""
+
+    written: list[Any] = field(default_factory=list)
+
+    def set_trailing_metadata(self, metadata: object) -> None:
+        pass
+
+    async def write(self, message: Any) -> None:
+        if self.written:
+            raise asyncio.CancelledError
+        self.written.append(message)
+
+
+def test_a_stream_cancelled_at_a_write_closes_the_servicers_stream_and_counts_the_call() -> None:
+    # grpc leaves a generator handler it stopped at a cancelled write unclosed, so the
+    # servicer's ``finally`` (its call's budget) and the count waited for the garbage
+    # collector: the handler grpc gets is a coroutine that writes, and closes the stream.
+    closed: list[bool] = []
+
+    async def servicer(requests: object, context: object) -> AsyncIterator[int]:
+        try:
+            for summary in range(3):
+                yield summary
+        finally:
+            closed.append(True)
+
+    metrics = Metrics()
+    handler = measured(
+        grpc.stream_stream_rpc_method_handler(servicer),  # type: ignore[arg-type]
+        _Details(),  # type: ignore[arg-type]
+        metrics,
+    )
+    assert handler.stream_stream is not None
+    assert inspect.iscoroutinefunction(handler.stream_stream)
+    context = _GoneAfterOneWrite()
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(handler.stream_stream(iter(()), context))  # type: ignore[arg-type]
+    assert context.written == [0]
+    assert closed == [True]
+    labels = {"method": "UploadRecords", "code": "CANCELLED"}
+    assert metrics.registry.get_sample_value("chaodipi_calls_total", labels) == 1.0
+    assert metrics.registry.get_sample_value("chaodipi_calls_in_flight") == 0.0
