@@ -11,6 +11,7 @@ exceptions of ``service.errors`` (and ``BadArgument``); the server turns them in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -106,8 +107,13 @@ class AuditServicer(service_pb2_grpc.AuditServiceServicer):
             # Headers at once: the client knows the call is taken up (a shutdown now lets it
             # finish) before the first summary, which waits for a batch of records.
             await context.send_initial_metadata(())
-            async for summary in upload(self.uploads, budget, tenant, request_iterator):
-                yield summary
+            # Closed here when this stream is (a cancelled call): the upload stops reading
+            # the requests before the budget settles the call's work.
+            async with contextlib.aclosing(
+                upload(self.uploads, budget, tenant, request_iterator)
+            ) as summaries:
+                async for summary in summaries:
+                    yield summary
 
     async def BatchUploadRecords(  # type: ignore[override]
         self, request: bytes, context: Context

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
@@ -178,7 +178,7 @@ async def store(
 
 async def upload(
     settings: UploadSettings, budget: Budget, tenant: int, requests: AsyncIterator[bytes]
-) -> AsyncIterator[Summary]:
+) -> AsyncGenerator[Summary, None]:
     """Audit and store the stream's records for ``tenant``, its requests serialized as they were
     received (the audits read them); yields one summary per record, in stream order, each
     batch's once it is stored. Raises ``LimitExceeded`` past ``max_records`` (after the
