@@ -3,14 +3,17 @@ the same records, problems at the same record and byte, and single messages stil
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from google.protobuf.message import DecodeError
 
 from chaodipi import importers
-from chaodipi.auditor.generate import generate_hand
-from chaodipi.importers.protobin import _RECORD_TAG, stream_pb, write_pb
-from chaodipi.importers.tokens import clean_records
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.wire import encode_varint
+from chaodipi.importers.protobin import _RECORD_TAG, _clean, stream_pb, write_pb
+from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 UNKNOWN = b"\x78\x01"  # field 15, a varint: no message of a record has field 15
@@ -95,6 +98,50 @@ def test_an_unknown_field_at_any_depth_is_found_in_a_chunk() -> None:
     # A known field number with another wire type is unknown too (the seat as a string).
     game.tricks[0].plays[0].MergeFromString(b"\x0a\x01x")
     assert not clean_records(kind, chunk())
+
+
+def _clean_alone(data: bytes) -> bool:
+    """Whether a record's bytes, read alone, hold no unknown field and no bad token, or are
+    rejected by its own parse (which the stream reports whatever the chunk's check says)."""
+    try:
+        record = records_pb2.RecordFile.FromString(data)
+    except DecodeError:
+        return True
+    fresh = records_pb2.RecordFile.FromString(data)
+    return _clean(fresh, data) and bad_token(record, "", json_names=False, data=data) is None
+
+
+def test_a_chunk_called_clean_holds_no_record_that_is_not() -> None:
+    # Bytes of one record changed, added or dropped at random: whenever the whole chunk's one
+    # parse calls it clean, the changed record is clean alone too (or its own parse rejects it).
+    rng = random.Random(5)
+    records = [
+        records_pb2.RecordFile(game=generate_hand(ruleset, seed))
+        for ruleset in ("classic", "changshu")
+        for seed in range(2)
+    ]
+    records.append(records_pb2.RecordFile(match=generate_match("anhui", 2)))
+    bodies = [r.SerializeToString() for r in records]
+    kind = records_pb2.RecordFile.DESCRIPTOR
+    called_clean = 0
+    for _ in range(1500):
+        changed = list(bodies)
+        i = rng.randrange(len(changed))
+        data = bytearray(changed[i])
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            at, roll = rng.randrange(len(data)), rng.random()
+            if roll < 0.6:
+                data[at] = rng.randrange(256)
+            elif roll < 0.8:
+                data[at:at] = bytes([rng.randrange(256)])
+            else:
+                del data[at]
+        changed[i] = bytes(data)
+        chunk = b"".join(_RECORD_TAG + encode_varint(len(b)) + b for b in changed)
+        if clean_records(kind, chunk):
+            called_clean += 1
+            assert _clean_alone(changed[i]), bytes(data).hex()
+    assert called_clean  # some changes leave a record clean (a token for another, a level)
 
 
 def test_a_single_message_is_still_read_whole() -> None:
