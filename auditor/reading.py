@@ -29,6 +29,7 @@ from google.protobuf.message import Message
 from chaodipi.auditor.wire import (
     BID_KINDS,
     LEN,
+    NARROW_SUITS,
     SUITS_BY_PROTO,
     TOKEN_KINDS,
     VARINT,
@@ -543,12 +544,10 @@ _NOT_A_LETTER: Final = 64
 """Past every suit's base plus rank's step (at most 56), and two of it stay under 256."""
 
 
-def _deck_letters() -> tuple[bytes, bytes, list[tuple[int, list[bytes]]]]:
+def _deck_letters() -> tuple[bytes, bytes]:
     """``_deck_from_wire``'s tables: each suit letter's base and each rank letter's step, as
     ``bytes.translate`` tables (a card's kind is its suit's base plus its rank's step, every
-    other byte ``_NOT_A_LETTER``), and each suit letter that takes some ranks only (the
-    jokers' ``L`` and ``B``) with its cards' last three bytes on the wire (length 2, letters).
-    """
+    other byte ``_NOT_A_LETTER``)."""
     steps = {t[1]: k - TOKEN_KINDS["S2"] for t, k in TOKEN_KINDS.items() if t[0] == "S"}
     bases = {t[0]: k - steps[t[1]] for t, k in TOKEN_KINDS.items()}
     assert all(bases[t[0]] + steps[t[1]] == k for t, k in TOKEN_KINDS.items())
@@ -557,15 +556,10 @@ def _deck_letters() -> tuple[bytes, bytes, list[tuple[int, list[bytes]]]]:
         suit_table[ord(letter)] = base
     for letter, step in steps.items():
         rank_table[ord(letter)] = step
-    narrow = []
-    for letter in sorted(bases):
-        takes = sorted(t[1] for t in TOKEN_KINDS if t[0] == letter)
-        if len(takes) != len(steps):
-            narrow.append((ord(letter), [b"\x02" + (letter + rank).encode() for rank in takes]))
-    return bytes(suit_table), bytes(rank_table), narrow
+    return bytes(suit_table), bytes(rank_table)
 
 
-_SUIT_BASES, _RANK_STEPS, _NARROW_SUITS = _deck_letters()
+_SUIT_BASES, _RANK_STEPS = _deck_letters()
 _CARD_KINDS: Final = bytes(range(KINDS))
 """Every card kind as a byte: what ``bytes.translate`` deletes to leave any other byte."""
 
@@ -615,9 +609,7 @@ def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int]
     kinds = (int.from_bytes(bases) + int.from_bytes(steps)).to_bytes(cards)
     if kinds.translate(None, _CARD_KINDS):
         return None  # a letter that no token has, or a sum past the last card
-    for letter, elements in _NARROW_SUITS:
-        # A joker's letter stands beside its own rank only: its cards' last three bytes, which
-        # are nowhere else (no tag and no letter is the byte 2), are found as often as the letter.
+    for letter, elements in NARROW_SUITS:  # a joker's letter beside its own rank only
         if suits.count(letter) != sum(body.count(element) for element in elements):
             return None
     return list(kinds)

@@ -35,6 +35,24 @@ TOKEN_KINDS: Final[dict[str, int]] = {card_token(k): k for k in range(KINDS)}
 """Card kinds by upper-case token: a record's cards resolve by one look-up."""
 
 
+def _narrow_suits() -> list[tuple[bytes, list[bytes]]]:
+    tokens = [t.encode() for t in TOKEN_KINDS]
+    ranks = {t[1:] for t in tokens}
+    narrow = []
+    for suit in sorted({t[:1] for t in tokens}):
+        takes = sorted(t[1:] for t in tokens if t[:1] == suit)
+        if set(takes) != ranks:
+            narrow.append((suit, [b"\x02" + suit + rank for rank in takes]))
+    return narrow
+
+
+NARROW_SUITS: Final = _narrow_suits()
+"""Each suit letter that takes some ranks only (the jokers' ``L`` and ``B``), with its cards'
+last three bytes on the wire: the length 2, the letter, a rank. Found nowhere else in a run of
+card elements (no tag and no letter is the byte 2), they stand as often as the letter does
+exactly when the letter stands beside its own ranks only."""
+
+
 def tokens(kinds: Iterable[int]) -> list[str]:
     """Card tokens of kinds, for a record's or a report's repeated card field."""
     return [card_token(k) for k in kinds]

@@ -12,6 +12,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto
 from google.protobuf.message import DecodeError, Message
 
+from chaodipi.auditor.wire import NARROW_SUITS
 from chaodipi.engine.cards import KINDS, RANK_LETTERS, CardError, card_token, parse_card
 
 CARD_EXPECTED = (
@@ -312,23 +313,9 @@ _CARD_ELEMENT = _alternatives(frozenset(t.encode() for t in _CANONICAL))
 _RANK_ELEMENT = _alternatives(_RANKS)
 
 
-def _narrow_suits() -> list[tuple[bytes, list[bytes]]]:
-    """Each suit letter that takes some ranks only (the jokers' ``L`` and ``B``), with its
-    elements' last three bytes as ``_cards_canonical`` finds them: the length 2, it, a rank."""
-    tokens = [t.encode() for t in _CANONICAL]
-    ranks = {t[1:] for t in tokens}
-    narrow = []
-    for suit in sorted({t[:1] for t in tokens}):
-        takes = sorted(t[1:] for t in tokens if t[:1] == suit)
-        if set(takes) != ranks:
-            narrow.append((suit, [b"\x02" + suit + rank for rank in takes]))
-    return narrow
-
-
 assert {len(t) for t in _CANONICAL} == {2}  # ``_cards_canonical`` reads 4-byte elements
 _SUIT_BYTES = bytes(sorted({t.encode()[0] for t in _CANONICAL}))
 _RANK_BYTES = bytes(sorted({t.encode()[1] for t in _CANONICAL}))
-_NARROW_SUITS = _narrow_suits()
 
 
 def _cards_canonical(tags: bytes, data: bytes) -> bool:
@@ -350,7 +337,7 @@ def _cards_canonical(tags: bytes, data: bytes) -> bool:
         return False
     return all(
         suits.count(suit) == sum(data.count(element) for element in elements)
-        for suit, elements in _NARROW_SUITS
+        for suit, elements in NARROW_SUITS
     )
 
 
