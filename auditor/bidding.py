@@ -26,7 +26,6 @@ from chaodipi.engine import (
     label_cards,
     start_bidding,
 )
-from chaodipi.engine.frozen import set_field
 from chaodipi.v1 import audit_pb2
 
 BIDDING = audit_pb2.PHASE_BIDDING
@@ -43,10 +42,10 @@ class BiddingOutcome:
     overcalls: int
 
     def __init__(self, level: int, trump: int | None, dealer: int, overcalls: int) -> None:
-        set_field(self, "level", level)
-        set_field(self, "trump", trump)
-        set_field(self, "dealer", dealer)
-        set_field(self, "overcalls", overcalls)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "overcalls", overcalls)
 
 
 def _bidder_cards(

@@ -47,7 +47,6 @@ from chaodipi.engine.cards import (
     suit_of,
     trump_token,
 )
-from chaodipi.engine.frozen import set_field
 from chaodipi.engine.level import seat_by_declaration
 from chaodipi.engine.ruleset import (
     BiddingRule,
@@ -104,12 +103,12 @@ class Bid:
         names_trump: bool = False,
         trump_choice: int | None = None,
     ) -> None:
-        set_field(self, "seat", seat)
-        set_field(self, "kind", kind)
-        set_field(self, "cards", cards)
-        set_field(self, "drawn_count", drawn_count)
-        set_field(self, "names_trump", names_trump)
-        set_field(self, "trump_choice", trump_choice)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "drawn_count", drawn_count)
+        object.__setattr__(self, "names_trump", names_trump)
+        object.__setattr__(self, "trump_choice", trump_choice)
 
     @classmethod
     def parse(
@@ -151,12 +150,12 @@ class StandingBid:
         rank: int,
         locked: bool = False,
     ) -> None:
-        set_field(self, "seat", seat)
-        set_field(self, "kind", kind)
-        set_field(self, "card", card)
-        set_field(self, "entry", entry)
-        set_field(self, "rank", rank)
-        set_field(self, "locked", locked)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "entry", entry)
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "locked", locked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,23 +214,23 @@ class BiddingState:
         bids: tuple[Bid, ...] = (),
         team_levels: tuple[int, int] | None = None,
     ) -> None:
-        set_field(self, "level", level)
-        set_field(self, "first_hand", first_hand)
-        set_field(self, "holding_team", holding_team)
-        set_field(self, "dealer", dealer)
-        set_field(self, "dealer_by_bidding", dealer_by_bidding)
-        set_field(self, "phase", phase)
-        set_field(self, "standing", standing)
-        set_field(self, "first_declarer", first_declarer)
-        set_field(self, "trump", trump)
-        set_field(self, "trump_known", trump_known)
-        set_field(self, "shown", shown)
-        set_field(self, "stake", stake)
-        set_field(self, "kitty_holder", kitty_holder)
-        set_field(self, "flips", flips)
-        set_field(self, "draw_unchecked", draw_unchecked)
-        set_field(self, "bids", bids)
-        set_field(self, "team_levels", team_levels)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "first_hand", first_hand)
+        object.__setattr__(self, "holding_team", holding_team)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "dealer_by_bidding", dealer_by_bidding)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "standing", standing)
+        object.__setattr__(self, "first_declarer", first_declarer)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "trump_known", trump_known)
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "stake", stake)
+        object.__setattr__(self, "kitty_holder", kitty_holder)
+        object.__setattr__(self, "flips", flips)
+        object.__setattr__(self, "draw_unchecked", draw_unchecked)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "team_levels", team_levels)
 
     def level_for(self, seat: int) -> int:
         """The level whose cards a bid by ``seat`` shows.

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Counts, Hand, label_cards
-from chaodipi.engine.frozen import set_field
 from chaodipi.engine.lead import describe_lead, suit_label
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
@@ -412,13 +411,13 @@ class _Lead:
         demands: bool,
         name: str,
     ) -> None:
-        set_field(self, "suit", suit)
-        set_field(self, "size", size)
-        set_field(self, "tables", tables)
-        set_field(self, "table", table)
-        set_field(self, "fmt", fmt)
-        set_field(self, "demands", demands)
-        set_field(self, "name", name)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "tables", tables)
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "fmt", fmt)
+        object.__setattr__(self, "demands", demands)
+        object.__setattr__(self, "name", name)
 
 
 _LEADS: dict[tuple[TrumpContext, tuple[Unit, ...]], _Lead] = {}

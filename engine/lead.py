@@ -25,7 +25,6 @@ from functools import lru_cache
 from itertools import pairwise
 
 from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
-from chaodipi.engine.frozen import set_field
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play, set_unit
@@ -57,7 +56,7 @@ class Lead:
     units: tuple[Unit, ...]
 
     def __init__(self, units: tuple[Unit, ...]) -> None:
-        set_field(self, "units", units)
+        object.__setattr__(self, "units", units)
 
     @property
     def cards(self) -> Cards:
@@ -88,9 +87,9 @@ class Beat:
     by: Unit
 
     def __init__(self, unit: Unit, seat: int, by: Unit) -> None:
-        set_field(self, "unit", unit)
-        set_field(self, "seat", seat)
-        set_field(self, "by", by)
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "by", by)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,18 +135,18 @@ class ThrowVerdict:
         tied: tuple[Unit, ...] = (),
         forced_options: tuple[Unit, ...] = (),
     ) -> None:
-        set_field(self, "units", units)
-        set_field(self, "is_throw", is_throw)
-        set_field(self, "stands", stands)
-        set_field(self, "beaten", beaten)
-        set_field(self, "forced", forced)
-        set_field(self, "penalty", penalty)
-        set_field(self, "leader", leader)
-        set_field(self, "cards", cards)
-        set_field(self, "stake_charge", stake_charge)
-        set_field(self, "suit", suit)
-        set_field(self, "tied", tied)
-        set_field(self, "forced_options", forced_options)
+        object.__setattr__(self, "units", units)
+        object.__setattr__(self, "is_throw", is_throw)
+        object.__setattr__(self, "stands", stands)
+        object.__setattr__(self, "beaten", beaten)
+        object.__setattr__(self, "forced", forced)
+        object.__setattr__(self, "penalty", penalty)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "stake_charge", stake_charge)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "tied", tied)
+        object.__setattr__(self, "forced_options", forced_options)
 
     @property
     def rule(self) -> str:

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from chaodipi.engine.cards import RANK_LETTERS, parse_level
-from chaodipi.engine.frozen import set_field
 from chaodipi.engine.ruleset import (
     LevelBand,
     MustPlayCleared,
@@ -73,14 +72,14 @@ class LevelResult:
         match_winner: Team | None = None,
         stopped_at: int | None = None,
     ) -> None:
-        set_field(self, "outcome", outcome)
-        set_field(self, "table_levels", table_levels)
-        set_field(self, "levels", levels)
-        set_field(self, "dealer_level_after", dealer_level_after)
-        set_field(self, "defender_level_after", defender_level_after)
-        set_field(self, "next_deal", next_deal)
-        set_field(self, "match_winner", match_winner)
-        set_field(self, "stopped_at", stopped_at)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "table_levels", table_levels)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "dealer_level_after", dealer_level_after)
+        object.__setattr__(self, "defender_level_after", defender_level_after)
+        object.__setattr__(self, "next_deal", next_deal)
+        object.__setattr__(self, "match_winner", match_winner)
+        object.__setattr__(self, "stopped_at", stopped_at)
 
     def describe(self) -> str:
         """One line for a referee: outcome, table and moved levels, stop, levels after."""

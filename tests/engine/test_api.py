@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
 from chaodipi import engine
+from chaodipi.auditor.bidding import BiddingOutcome
+from chaodipi.engine.bidding import apply_bid, start_bidding
 from chaodipi.engine.cards import full_deck
+from chaodipi.engine.follow import _lead as follow_lead
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import lead_units
+from chaodipi.engine.level import level_result
 from chaodipi.engine.presets import CHANGSHU, CLASSIC
 from chaodipi.engine.trick import trick_winner
 
@@ -116,3 +121,34 @@ def test_r_throw_force_the_lead_that_counts_is_the_forced_unit() -> None:
     assert (failed.stands, str(failed.lead), failed.rule) == (False, "CJ CJ", "R-THROW-FORCE")
     stands = table.throw(0, "CK CJ CJ", [hands[0], engine.Hand("C3"), engine.Hand("C4"), hands[3]])
     assert (stands.stands, str(stands.lead), stands.rule) == (True, "CJ CJ CK", "R-THROW-CHECK")
+
+
+def test_the_values_built_by_their_own_init_are_whole_and_frozen() -> None:
+    # These write their ``__init__`` out (mypyc compiles it to plain stores): every field must
+    # still be set as given, and none assignable afterwards, in either build.
+    table = engine.Table(CLASSIC, level="2", trump="H")
+    hands = [engine.Hand("CK CJ CJ"), engine.Hand("C10 C10"), engine.Hand("CQ CQ"), engine.Hand()]
+    throw = table.throw(0, "CK CJ CJ", hands)
+    state = start_bidding("2", first_hand=True)
+    bid = engine.Bid.parse(1, "declare", "H2")
+    after = apply_bid(CLASSIC, state, bid, held=engine.parse_cards("H2"))
+    assert after.standing is not None
+    values = [
+        table.lead("D5 D5 D6 D6 DK"),
+        throw,
+        throw.beaten[0],
+        state,
+        after,
+        after.standing,
+        bid,
+        level_result(CLASSIC, 45, "6", "3"),
+        follow_lead(table.context, table.lead("D5 D5 D6 D6").units),
+        BiddingOutcome(3, 1, 2, 0),
+    ]
+    for value in values:
+        fields = [field.name for field in dataclasses.fields(value)]
+        copy = dataclasses.replace(value)  # through ``__init__`` again, every field passed
+        assert [getattr(copy, f) for f in fields] == [getattr(value, f) for f in fields]
+        name = fields[0]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, getattr(value, name))
