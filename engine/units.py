@@ -14,7 +14,6 @@ units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own s
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -180,10 +179,11 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
         # highest first and equal ones in kind order, as the search would order them.
         # Stable when reversed: equal strengths keep kind order.
         return [set_unit(1, k) for k in sorted(ordered, key=ctx.strength.__getitem__, reverse=True)]
-    counts = Counter(ordered)
-    width = max(counts.values(), default=0)
+    # Copies of each kind counted in C, without a Counter (whose ``__init__`` is interpreted
+    # even compiled): O(n·d) for n cards of d kinds.
+    width = max(map(ordered.count, set(ordered)))
     if width > ctx.decks:
-        raise _impossible(ctx, ordered, next(k for k, c in counts.items() if c == width))
+        raise _impossible(ctx, ordered, next(k for k in ordered if ordered.count(k) == width))
     return list(_canonical(ctx, ordered, max(width, 1)))
 
 
