@@ -9,7 +9,9 @@ import pytest
 
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.generate import fill_claims, generate_hand
+from chaodipi.auditor.reading import read_game
 from chaodipi.auditor.state import Cleared
+from chaodipi.auditor.wire import tokens
 from chaodipi.engine import RANK_LETTERS, FirstHandLevels, ForcedTie, get_ruleset
 from chaodipi.engine.presets import CLASSIC
 from chaodipi.v1 import records_pb2
@@ -285,6 +287,23 @@ def test_r_deal_invalid_counts_a_deal_mostly_absent_and_lists_a_short_one() -> N
     found = [f for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
     assert len(found) == 1 and found[0].message.startswith("the deal is not 2 whole decks: extra ")
     assert "; missing " in found[0].message and "cards" not in found[0].message
+
+
+def test_r_deal_invalid_whole_decks_dealt_in_wrong_sizes_name_the_sizes_alone() -> None:
+    record = hand("classic", 1)
+    read = read_game(record)
+    assert not isinstance(read, list)
+    record.ClearField("draw_order")
+    seats = [list(cards) for cards in read.hands]
+    seats[1].append(seats[0].pop())  # 24 and 26 cards: still two whole decks
+    for cards in seats:
+        record.dealt_hands.hands.add(cards=tokens(cards))
+    record.dealt_hands.kitty.extend(tokens(read.kitty))
+    found = [f.message for f in audit_game(record).findings if f.code == "DEAL_INVALID"]
+    assert found == [
+        "seat 0 was dealt 24 cards; classic deals 25",
+        "seat 1 was dealt 26 cards; classic deals 25",
+    ]
 
 
 def test_r_bid_first_hand_of_unequal_levels_may_be_unsupported_by_a_variant() -> None:
