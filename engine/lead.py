@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
+from typing import Final
 
-from chaodipi.engine.cards import SUIT_SYMBOLS, Cards, Hand, label_cards
+from chaodipi.engine.cards import KINDS, SUIT_SYMBOLS, Cards, Hand, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play, set_unit
@@ -301,16 +301,23 @@ def lead_units(
     return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
 
 
-@lru_cache(maxsize=256)
+_LEADS_OF_ONE_KIND: Final = tuple(
+    tuple(Lead((set_unit(width, kind),)) for kind in range(KINDS)) for width in range(4)
+)
+"""``lead_of_one_kind``'s leads by width (1 to 3; 0 a placeholder) and kind."""
+
+
 def lead_of_one_kind(kind: int, width: int) -> Lead:
     """The lead of ``width`` copies of one card (a single, pair or triple): one unit, any table.
 
-    The most common lead, made once per card and width.
+    The most common lead, made once per card and width when the module is.
 
     >>> from chaodipi.engine.cards import parse_card
     >>> lead_of_one_kind(parse_card("C9"), 2)
     Lead(pair: C9 C9)
     """
+    if 0 < width < 4 and 0 <= kind < KINDS:
+        return _LEADS_OF_ONE_KIND[width][kind]
     return Lead((set_unit(width, kind),))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from chaodipi.engine.cards import KINDS, format_cards, label_cards
 from chaodipi.engine.order import TrumpContext
@@ -142,16 +143,22 @@ def units_containing_lowest(
         yield set_unit(width, kind)
 
 
-@lru_cache(maxsize=1024)
+_SETS: Final = tuple(tuple(Unit(width, (kind,)) for kind in range(KINDS)) for width in range(4))
+"""Every set of one card by width (1 to 3: no ruleset deals more than three decks) and kind,
+``set_unit``'s (width 0 is a placeholder, never given)."""
+
+
 def set_unit(width: int, kind: int) -> Unit:
     """``width`` copies of card ``kind`` (a single, pair or triple): one ``Unit`` for each,
-    made when first asked for: the commonest units, and a frozen dataclass's ``__init__`` (which
-    stays interpreted where mypyc compiles the rest) costs several times this look-up.
+    made when the module is: the commonest units, looked up in a table rather than built (or
+    looked up through ``functools.lru_cache``, a call several times as long as the table's).
 
     >>> set_unit(2, 12) is set_unit(2, 12), set_unit(2, 12) == Unit(2, (12,))
     (True, True)
     """
-    return Unit(width, (kind,))
+    if 0 < width < 4 and 0 <= kind < KINDS:
+        return _SETS[width][kind]
+    return Unit(width, (kind,))  # a width no ruleset's set has, or not a card
 
 
 def _split_key(units: Sequence[Unit]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
