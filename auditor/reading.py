@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, cast
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -36,6 +36,7 @@ from chaodipi.auditor.wire import (
 )
 from chaodipi.engine import (
     KINDS,
+    POINTS,
     RANK_LETTERS,
     BidKind,
     CardError,
@@ -165,11 +166,15 @@ class ReadPlay:
     seat: int
     cards: list[int]
     attempted: list[int]
+    # The cards' points, counted once: a trick's are its plays' added (a shared play's counted
+    # once for every record).
+    points: int = field(init=False)
 
     def __init__(self, seat: int, cards: list[int], attempted: list[int]) -> None:
         self.seat = seat
         self.cards = cards
         self.attempted = attempted
+        self.points = sum([POINTS[k] for k in cards])
 
 
 @dataclass(slots=True)

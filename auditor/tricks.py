@@ -17,7 +17,6 @@ from chaodipi.auditor.reading import ReadPlay, ReadTrick, TrickClaims
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import LEN, VARINT, encode_varint, field_tag, tokens
 from chaodipi.engine import (
-    POINTS,
     ForcedTie,
     Lead,
     Table,
@@ -497,8 +496,7 @@ def finish_trick(
     winner = plays[index].seat
     points = 0
     for p in plays:
-        for k in p.cards:
-            points += POINTS[k]
+        points += p.points
     # Only a trick led with a throw has a penalty (``_check_lead``): most hands have none.
     throws = replay.throw_results
     throw = throws.get(t) if throws else None
