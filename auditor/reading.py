@@ -166,15 +166,18 @@ class ReadPlay:
     seat: int
     cards: list[int]
     attempted: list[int]
-    # The cards' points, counted once: a trick's are its plays' added (a shared play's counted
-    # once for every record).
+    # Read once from the cards (a shared play's once for every record): their points, which a
+    # trick adds up, and the card when they are copies of one (a single, pair or triple: most
+    # plays), else -1.
     points: int = field(init=False)
+    one_kind: int = field(init=False)
 
     def __init__(self, seat: int, cards: list[int], attempted: list[int]) -> None:
         self.seat = seat
         self.cards = cards
         self.attempted = attempted
         self.points = sum([POINTS[k] for k in cards])
+        self.one_kind = cards[0] if cards and cards.count(cards[0]) == len(cards) else -1
 
 
 @dataclass(slots=True)

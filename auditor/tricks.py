@@ -73,13 +73,13 @@ def play_tricks(replay: HandState) -> None:
             if width and len(cards) == width and play.seat == (leader + p) % 4:
                 hand = hands[play.seat]
                 counts = hand.counts
-                first = cards[0]
-                held = counts[first] if width == 1 else not hand.missing(cards)
+                kind = play.one_kind
+                held = counts[kind] >= width if kind >= 0 else not hand.missing(cards)
                 if held:
                     # Copies of one card of the led suit, two follows in three, are
                     # ``follows_in_kind``'s first case, answered without its call.
-                    if suit[first] == led and cards.count(first) == width:
-                        counts[first] -= width
+                    if kind >= 0 and suit[kind] == led:
+                        counts[kind] -= width
                         continue
                     if follows_in_kind(context, width, led, counts, cards):
                         for k in cards:
@@ -164,15 +164,10 @@ def lead_trick(
     size = len(cards)
     counts = replay.hands[lead.seat].counts
     answered: Lead | None
-    if (
-        size
-        and not lead.attempted
-        and size <= table.context.decks
-        and cards.count(cards[0]) == size
-    ):
+    if lead.one_kind >= 0 and not lead.attempted and size <= table.context.decks:
         # One kind only (a single, pair or triple): one unit, never a throw (the common lead).
-        answered = replay.last_lead = lead_of_one_kind(cards[0], size)
-        held = counts[cards[0]] >= size
+        answered = replay.last_lead = lead_of_one_kind(lead.one_kind, size)
+        held = counts[lead.one_kind] >= size
     else:
         answered = _check_lead(replay, table, t, trick)
         held = size == 1 and counts[cards[0]] > 0
