@@ -189,7 +189,7 @@ def analyse_game(
             analysis.plays.clear()
             analysis.kitty = None
             analysis.perfect = analysis.actual = 0
-            analysis.why, analysis.reason = "budget", f"not analysed: {stop}"
+            analysis.why, analysis.reason = "budget", str(stop)
         analysis.nodes = solver.nodes
         # Its tables freed now, not walked by the collector's first pass once it is back.
         del solver

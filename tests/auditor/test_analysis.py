@@ -262,7 +262,11 @@ def test_analysis_costs_are_zero_on_best_plays_and_add_up_to_the_difference() ->
 def test_analysis_of_a_hand_over_budget_is_not_analysed() -> None:
     analysis = analyse_game(generate_hand("classic", seed=0), window=4, budget=50)
     assert not analysis.analysed and not analysis.plays
-    assert "not analysed" in analysis.reason
+    # Why, as every reason says it: the surfaces say "not analysed" themselves.
+    assert (analysis.why, analysis.reason) == (
+        "budget",
+        "the search visited more than 50 positions",
+    )
 
 
 def test_a_hand_stopped_after_its_first_solve_reports_no_value() -> None:

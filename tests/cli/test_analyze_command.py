@@ -46,7 +46,9 @@ def test_analyze_json_gives_every_play_of_the_window(tmp_path: Path) -> None:
 def test_analyze_a_hand_over_its_budget_is_not_analysed_and_exits_1(tmp_path: Path) -> None:
     result = run("analyze", _file(tmp_path), "--window", "3", "--budget", "1")
     assert result.exit_code == 1
-    assert "not analysed" in result.output
+    output = " ".join(result.output.split())  # as wrapped to the terminal's width
+    assert "not analysed: the search visited more than 1 positions" in output
+    assert output.count("not analysed") == 2  # once for each hand, said once
 
 
 def test_analyze_an_unreadable_file_exits_2(tmp_path: Path) -> None:
