@@ -61,10 +61,29 @@ def _local_sessions(database_url: str | None) -> SessionFactory:
     return session_factory(engine)
 
 
-def _fail(failure: ServiceError) -> typer.Exit:
-    """A failed call on stderr: its status in words, its message and any field violations."""
-    code = failure.code().name.lower().replace("_", " ")
-    error(f"the server answered {code}: {user(failure.details())}")
+_UNREACHED = ("failed to connect to all addresses", "DNS resolution failed", "errors resolving")
+"""How gRPC's own message for a server it could not reach begins (status UNAVAILABLE): not
+an answer of the server, whose messages begin otherwise."""
+
+
+def _fail(failure: ServiceError, server: str) -> typer.Exit:
+    """A failed call on stderr: its status in words, its message and any field violations; a
+    server not reached, or not answering in time, said so in words (gRPC's own text, with
+    its internal codes, is not shown)."""
+    status, details = failure.code(), failure.details()
+    if status.name == "UNAVAILABLE" and details.startswith(_UNREACHED):
+        # gRPC ends its message with the system's reason: "... Connection refused".
+        cause = details.rsplit(": ", 1)[-1].strip(" ]")
+        error(
+            f"cannot reach a chaodipi server at {user(server)} ({user(cause.lower())}): "
+            "start one (chaodipi serve, or chaodipi up) or name it with --server HOST:PORT"
+        )
+        return typer.Exit(1)
+    if status.name == "DEADLINE_EXCEEDED":
+        error(f"no answer from the server at {user(server)} in time (the call's deadline passed)")
+        return typer.Exit(1)
+    code = status.name.lower().replace("_", " ")
+    error(f"the server answered {code}: {user(details)}")
     for name, description in failure.violations:
         stderr().print(f"  {user(name)}: {user(description)}")
     return typer.Exit(1)
@@ -291,7 +310,7 @@ def upload_command(
         try:
             summaries = _counted(client.upload_iter(records), len(records))
         except ServiceError as failure:
-            raise _fail(failure) from None
+            raise _fail(failure, server) from None
     if details:
         _print_summaries(summaries)
     tally = {word: 0 for word in _STATUS_WORDS.values()}
@@ -389,7 +408,7 @@ def replay_command(
             try:
                 game = client.get_game(game_id)
             except ServiceError as failure:
-                raise _fail(failure) from None
+                raise _fail(failure, server) from None
     else:
         model = local_read_model(database_url, tenant)
         stored = None if model is None else model.game(game_id)
@@ -430,7 +449,7 @@ def stats_command(
             try:
                 rows = list(client.players(players, ruleset=ruleset))
             except ServiceError as failure:
-                raise _fail(failure) from None
+                raise _fail(failure, server) from None
     else:
         from chaodipi.service.readmodel import StatsFilter
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,6 +115,18 @@ def test_an_unreadable_or_empty_file_is_named_and_exits_2(home: Path) -> None:
     uploaded = run("upload", "--server", "127.0.0.1:9", garbage)
     assert uploaded.exit_code == 2
     assert "nothing to upload" in uploaded.output and "garbage.json" in uploaded.output
+
+
+def test_a_server_not_there_is_named_without_grpc_internals(home: Path) -> None:
+    with socket.socket() as free:  # a port nothing listens on once closed: refused
+        free.bind(("127.0.0.1", 0))
+        target = f"127.0.0.1:{free.getsockname()[1]}"
+    for args in (["stats"], ["replay", "0123456789abcdef"]):
+        result = run(*args, "--server", target)
+        assert result.exit_code == 1, result.output
+        output = " ".join(result.output.split())
+        assert f"cannot reach a chaodipi server at {target} (connection refused)" in output
+        assert "UNKNOWN" not in output and "answered" not in output
 
 
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
