@@ -39,12 +39,23 @@ def _anchor(position: audit_pb2.Position) -> Anchor:
     return ("header", 0)
 
 
+def _count(n: int, word: str, plural: str = "") -> str:
+    """``1 breach``, ``2 breaches``, ``0 warnings``."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
 def game_notes(report: audit_pb2.AuditReport) -> dict[Anchor, list[str]]:
     """Comment lines for a written game from its audit report."""
     notes: dict[Anchor, list[str]] = {
         ("header", 0): [
-            f"audit under {report.ruleset!r}: {report.breaches} breaches, "
-            f"{report.scoring_errors} scoring errors, {report.warnings} warnings"
+            f"audit under {report.ruleset!r}: "
+            + ", ".join(
+                [
+                    _count(report.breaches, "breach", "breaches"),
+                    _count(report.scoring_errors, "scoring error"),
+                    _count(report.warnings, "warning"),
+                ]
+            )
         ]
     }
     for violation in report.rejections:

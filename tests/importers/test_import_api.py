@@ -187,7 +187,7 @@ def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert "# audit under 'classic'" in text
+    assert "# audit under 'classic': 1 breach, 4 scoring errors, 0 warnings" in text
     lines = text.split("\n")
     trick = next(i for i, line in enumerate(lines) if line.startswith("trick 3 "))
     assert lines[trick + 1].startswith("# BREACH THROW_ENFORCED_WRONGLY (trick 3, play 1, seat 0)")
