@@ -439,7 +439,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "replay.result": ("result: {result}", "结果：{result}"),
     "replay.stored": (
-        "stored audit: {breaches} breaches, {scoring} scoring errors, {warnings} warnings",
+        "stored audit: breaches {breaches}, scoring errors {scoring}, warnings {warnings}",
         "存储的审计：{breaches} 处违规，{scoring} 处计分错误，{warnings} 条提示",
     ),
     "replay.differs": (
