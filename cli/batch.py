@@ -196,7 +196,12 @@ def audit_batch_command(
     if absent:
         error(f"no such file or folder: {user(', '.join(absent))}")
         raise typer.Exit(2)
-    sink = _sink(dest, resume, tenant, ledger, reports)
+    try:
+        sink = _sink(dest, resume, tenant, ledger, reports)
+    except OSError as exc:  # the folder (or SQLite's) cannot be made, or a file stands there
+        option = "--out" if store is None else "--store"
+        error(f"{option} {user(dest)}: cannot write there ({user(exc.strerror or exc)})")
+        raise typer.Exit(2) from None
     engine = _backend(backend, workers, ray_address)
     control = Control()
     summary = _run(
@@ -214,7 +219,11 @@ def audit_batch_command(
         if json_out == "-":
             sys.stdout.write(text)
         else:
-            Path(json_out).write_text(text, encoding="utf-8")
+            try:
+                Path(json_out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                error(f"--json {user(json_out)}: {user(exc.strerror or exc)}")
+                raise typer.Exit(2) from None
     if summary.interrupted:
         stderr().print("[yellow]stopped:[/] rerun with --resume to carry on")
         raise typer.Exit(INTERRUPTED)

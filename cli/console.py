@@ -184,6 +184,37 @@ class Command(typer.core.TyperCommand):
         plain_coercion(self.get_params(ctx))  # no pydantic for plain values (cli/coercion.py)
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            reason = _database_failure(exc)
+            if reason is None:
+                raise
+            error(user(reason))
+            raise typer.Exit(2) from None
+
+
+def _database_failure(exc: Exception) -> str | None:
+    """A database URL that cannot be opened (a server not reached, a file not made, a URL not
+    understood), in words without SQLAlchemy's exception names or SQL; None for any other error.
+
+    Told by SQLAlchemy's classes, imported only then: the command line starts without it.
+    """
+    if not type(exc).__module__.startswith("sqlalchemy."):
+        return None
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+    if isinstance(exc, DBAPIError):
+        # The driver's own message, its first line (SQLAlchemy's text adds the statement).
+        lines = str(exc.orig).strip().splitlines()
+        reason = lines[0] if lines else "it did not answer"
+    elif isinstance(exc, (ArgumentError, NoSuchModuleError)):
+        reason = str(exc)
+    else:
+        return None
+    return f"cannot use the database ({reason}): check the database URL given"
+
 
 class Group(typer.core.TyperGroup):
     """The command group of ``chaodipi``, with help as ``Command`` shows it.

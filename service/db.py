@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaodipi.service.home import ENV_HOME, ENV_URL, data_dir, default_url
@@ -52,7 +53,11 @@ def make_engine(url: str | None = None) -> Engine:
     if url.startswith("sqlite"):
         path = _sqlite_path(url)
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(path).parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # as a bad URL is told: the URL names a place not usable
+                raise ArgumentError(f"{folder} cannot be made: {exc.strerror or exc}") from None
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine

@@ -129,6 +129,34 @@ def test_a_server_not_there_is_named_without_grpc_internals(home: Path) -> None:
         assert "UNKNOWN" not in output and "answered" not in output
 
 
+def test_a_database_that_cannot_be_used_is_named_without_a_traceback(home: Path) -> None:
+    with socket.socket() as free:  # a port nothing listens on once closed: refused
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    blocked = home / "a-file"
+    blocked.write_text("")
+    cases = {
+        f"postgresql://postgres@127.0.0.1:{port}/test": "Connection refused",
+        f"sqlite:///{blocked}/sub/games.db": "cannot be made: Not a directory",
+        "nosuchdb://somewhere": "Can't load plugin",
+    }
+    for url, reason in cases.items():
+        for args in (["stats", "--database-url", url], ["audit-batch", str(home), "--store", url]):
+            result = run(*args)
+            assert result.exit_code == 2, result.output
+            output = " ".join(result.output.split())
+            assert output.startswith("error: cannot use the database (") and reason in output
+            assert "Traceback" not in output and "Error" not in output, output
+
+
+def test_a_batch_destination_that_cannot_be_written_is_named(home: Path) -> None:
+    blocked = home / "a-file"
+    blocked.write_text("")
+    result = run("audit-batch", str(home), "--out", blocked)
+    assert result.exit_code == 2
+    assert f"--out {blocked}: cannot write there (File exists)" in " ".join(result.output.split())
+
+
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
     missing = home / ("long-folder-name-" * 10) / "missing.pb"
     result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
