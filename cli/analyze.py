@@ -84,8 +84,10 @@ def analyze_command(
         bool, typer.Option("--json", metavar="", help="Print the analyses as JSON.")
     ] = False,
 ) -> None:
-    """Solve each hand's last tricks and give every play its cost. Exit 0 every hand analysed,
-    1 a hand not analysed, 2 unreadable input."""
+    """Solve each hand's last tricks and give every play its cost.
+
+    Exit 0 when every hand was analysed, 1 when one was not, 2 on unreadable input.
+    """
     from chaodipi.auditor.analysis import BUDGET, analyse_game
     from chaodipi.cli.records import FileReader
 
