@@ -135,7 +135,7 @@ def load_bytes(data: bytes, name: str, format: str = "auto", strict: bool = Fals
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         out = Collector(name, strict)
-        out.problem(f"byte {exc.start}", f"not UTF-8 text: expected a {chosen} file")
+        out.problem(f"byte {exc.start}", f"not UTF-8 text: expected a file of format {chosen}")
         return out.result
     if not text.strip():
         out = Collector(name, strict)
