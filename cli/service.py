@@ -73,11 +73,23 @@ def _fail(failure: ServiceError, server: str) -> typer.Exit:
     status, details = failure.code(), failure.details()
     if status.name == "UNAVAILABLE" and details.startswith(_UNREACHED):
         # gRPC ends its message with the system's reason: "... Connection refused".
-        cause = details.rsplit(": ", 1)[-1].strip(" ]")
-        error(
-            f"cannot reach a chaodipi server at {user(server)} ({user(cause.lower())}): "
-            "start one (chaodipi serve, or chaodipi up) or name it with --server HOST:PORT"
-        )
+        cause = details.rsplit(": ", 1)[-1].strip(" ]").lower()
+        if "ssl" in details.lower() or "handshake" in details.lower():
+            error(
+                f"the TLS handshake with the server at {user(server)} failed: does it serve "
+                "TLS, and is its certificate signed by --tls-ca?"
+            )
+        elif cause in ("socket closed", "connection reset by peer"):
+            # Reached, and hung up on: most often a server that wants TLS, asked without.
+            error(
+                f"the server at {user(server)} closed the connection ({user(cause)}): if it "
+                "serves TLS, give --tls-ca (and --tls-cert, --tls-key if it asks for them)"
+            )
+        else:
+            error(
+                f"cannot reach a chaodipi server at {user(server)} ({user(cause)}): start one "
+                "(chaodipi serve, or chaodipi up) or name it with --server HOST:PORT"
+            )
         return typer.Exit(1)
     if status.name == "DEADLINE_EXCEEDED":
         error(f"no answer from the server at {user(server)} in time (the call's deadline passed)")

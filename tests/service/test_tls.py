@@ -235,7 +235,10 @@ def test_the_cli_speaks_tls(
     assert uploaded.exit_code == 0, uploaded.output
     assert "2 records: 2 stored" in uploaded.output
     plain = runner.invoke(app, ["stats", "--server", tls_server.target, "--api-key", keyed[1]])
-    assert plain.exit_code == 1 and "unavailable" in plain.output
+    assert plain.exit_code == 1, plain.output
+    said = " ".join(plain.output.split())
+    assert f"the server at {tls_server.target} closed the connection" in said
+    assert "give --tls-ca" in said
     missing = runner.invoke(app, ["stats", *args[:4], "--tls-ca", str(tmp_path / "none.pem")])
     assert missing.exit_code == 2 and "no such file" in " ".join(missing.output.split())
 
