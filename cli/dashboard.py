@@ -22,7 +22,9 @@ APP = Path(dashboard.__file__).resolve().parent / "app.py"
 STOP_SECONDS = 10.0
 """How long the dashboard gets to exit after SIGTERM before it is killed."""
 
-PortOpt = Annotated[int, typer.Option("--port", metavar="PORT", help="Port of the dashboard.")]
+PortOpt = Annotated[
+    int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port of the dashboard.")
+]
 
 
 def streamlit_command(port: int, address: str = "127.0.0.1") -> list[str]:
@@ -131,10 +133,16 @@ async def run_both(port: int, dashboard_port: int, database_url: str) -> int:
 
 def up_command(
     port: Annotated[
-        int, typer.Option("--port", metavar="PORT", help="Port of the gRPC service.")
+        int,
+        typer.Option(
+            "--port", metavar="PORT", min=0, max=65535, help="Port of the gRPC service (0: any)."
+        ),
     ] = 50051,
     dashboard_port: Annotated[
-        int, typer.Option("--dashboard-port", metavar="PORT", help="Port of the dashboard.")
+        int,
+        typer.Option(
+            "--dashboard-port", metavar="PORT", min=1, max=65535, help="Port of the dashboard."
+        ),
     ] = 8501,
     database_url: DatabaseOpt = None,
 ) -> None:

@@ -129,7 +129,10 @@ def _client(
 
 def serve_command(
     port: Annotated[
-        int, typer.Option("--port", metavar="PORT", help="Port to listen on (0: any free port).")
+        int,
+        typer.Option(
+            "--port", metavar="PORT", min=0, max=65535, help="Port to listen on (0: any free port)."
+        ),
     ] = 50051,
     host: Annotated[
         str | None,

@@ -157,6 +157,19 @@ def test_a_batch_destination_that_cannot_be_written_is_named(home: Path) -> None
     assert f"--out {blocked}: cannot write there (File exists)" in " ".join(result.output.split())
 
 
+def test_a_port_out_of_range_is_refused_not_wrapped(home: Path) -> None:
+    # gRPC would take 99999 as 34463 (99999 - 65536): the option refuses it first.
+    for args in (
+        ["serve", "--port", "99999"],
+        ["serve", "--port", "-1"],
+        ["up", "--dashboard-port", "0"],
+        ["dashboard", "--port", "65536"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Invalid value for '--" in result.output, args
+
+
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
     missing = home / ("long-folder-name-" * 10) / "missing.pb"
     result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
