@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -114,6 +114,12 @@ def _read(files: list[Path], format: str, strict: bool, title: str) -> ImportRes
     return total
 
 
+def _nothing_read(files: list[Path], output: Path) -> NoReturn:
+    """No record in any file: said (the files' problems are printed already), nothing written."""
+    error(f"no record was read from {count(len(files), 'file')}: nothing written to {user(output)}")
+    raise typer.Exit(2)
+
+
 def _exit_code(result: ImportResult) -> int:
     """0 when every record was read, 1 when some were skipped, 2 when none was read."""
     if not result.records:
@@ -146,8 +152,9 @@ def import_command(
     if to not in OUTPUTS:
         raise typer.BadParameter(f"expected one of {', '.join(OUTPUTS)}", param_hint="--to")
     result = _read_or_exit(files, format, strict, "import")
-    if result.records:
-        importers.write(result.records, output, to)
+    if not result.records:
+        _nothing_read(files, output)
+    importers.write(result.records, output, to)
     stdout().print(
         f"{count(len(result.records), 'record')} written to {user(output)} ({to}); "
         f"{count(len(result.errors), 'error')}"
@@ -176,8 +183,9 @@ def export_command(
 
     chosen = ruleset_option(ruleset)
     result = _read_or_exit(files, format, strict, "export")
-    if result.records:
-        output.write_text(export_text(result.records, chosen), encoding="utf-8")
+    if not result.records:
+        _nothing_read(files, output)
+    output.write_text(export_text(result.records, chosen), encoding="utf-8")
     stdout().print(f"{count(len(result.records), 'record')} audited and written to {user(output)}")
     raise typer.Exit(_exit_code(result))
 

@@ -197,3 +197,17 @@ def test_cli_export_writes_findings_after_their_play(tmp_path: Path) -> None:
         _app(), ["export", str(FIXTURES / "eighty/deal-shapes.json"), "-o", str(own)]
     )
     assert "# audit under 'eighty': 0 breaches, 0 scoring errors" in own.read_text()
+
+
+def test_cli_import_and_export_of_files_without_records_say_so_and_write_nothing(
+    tmp_path: Path,
+) -> None:
+    empty = tmp_path / "none.json"
+    empty.write_text("[]")  # JSON Lines of no record: read without an error, and nothing in it
+    for command in ("import", "export"):
+        out = tmp_path / f"out-{command}.txt"
+        result = CliRunner().invoke(_app(), [command, str(empty), "-o", str(out)])
+        assert result.exit_code == 2, result.output
+        said = " ".join(result.output.split())
+        assert f"no record was read from 1 file: nothing written to {out}" in said
+        assert not out.exists()
