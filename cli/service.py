@@ -471,6 +471,11 @@ def stats_command(
         model = local_read_model(database_url, tenant)
         filters = StatsFilter(tuple(players), ruleset or None)
         rows = [] if model is None else list(model.player_stats(filters))
+    if not rows:
+        what = f" of ruleset {ruleset}" if ruleset else ""
+        who = f" with {', '.join(players)}" if players else ""
+        stdout().print(user(f"no stored hands{what}{who}"))
+        return
     table = Table(
         "player", "name", "hands", "dealer", "defending", "tricks", "points",
         "throws ok/failed", "抠底 (pts)", "levels +/-", "win rate", "breaches",

@@ -100,6 +100,8 @@ def test_markup_survives_upload_replay_and_stats(marked_file: Path) -> None:
     assert shows(replay, f"name 0 {MARKUP}") and shows(replay, f"p0{MARKUP}")
     stats = run("stats", "--player", f"p1{MARKUP}")
     assert stats.exit_code == 0 and shows(stats, f"p1{MARKUP}"), stats.output
+    nobody = run("stats", "--player", f"nobody{MARKUP}")
+    assert nobody.exit_code == 0 and shows(nobody, f"no stored hands with nobody{MARKUP}")
     created = run("keys", "create", "--tenant", MARKUP)
     assert created.exit_code == 0 and shows(created, MARKUP), created.output
 
