@@ -570,8 +570,13 @@ def keys_list(database_url: DatabaseOpt = None) -> None:
 
     from chaodipi.service import keys
 
+    found = keys.list_keys(_local_sessions(database_url))
+    if not found:
+        # Without keys the server serves the default tenant on localhost only (serve says so).
+        stdout().print("no API keys: create one with chaodipi keys create --tenant NAME")
+        return
     table = Table("key id", "tenant", "created", "revoked")
-    for info in keys.list_keys(_local_sessions(database_url)):
+    for info in found:
         table.add_row(
             cell(info.key_id),
             cell(info.tenant),

@@ -102,8 +102,10 @@ def test_markup_survives_upload_replay_and_stats(marked_file: Path) -> None:
     assert stats.exit_code == 0 and shows(stats, f"p1{MARKUP}"), stats.output
     nobody = run("stats", "--player", f"nobody{MARKUP}")
     assert nobody.exit_code == 0 and shows(nobody, f"no stored hands with nobody{MARKUP}")
+    assert shows(run("keys", "list"), "no API keys: create one with chaodipi keys create")
     created = run("keys", "create", "--tenant", MARKUP)
     assert created.exit_code == 0 and shows(created, MARKUP), created.output
+    assert shows(run("keys", "list"), MARKUP)
 
 
 def test_an_unreadable_or_empty_file_is_named_and_exits_2(home: Path) -> None:
