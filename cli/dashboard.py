@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,25 @@ def streamlit_env(database_url: str) -> dict[str, str]:
     return {**os.environ, ENV_URL: database_url}
 
 
+def _dashboard_port_free(port: int, option: str) -> None:
+    """Exit with a clear error when the dashboard's port is taken, before anything starts
+    (Streamlit would only log "Port … is not available" and exit)."""
+    with socket.socket() as probe:
+        # As the dashboard's server binds: a port left in TIME_WAIT is free, a listener not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            error(
+                f"cannot serve the dashboard on 127.0.0.1:{port} ({user(exc.strerror or exc)}): "
+                f"is another dashboard running? stop it or choose another port with {option}"
+            )
+            raise typer.Exit(1) from None
+
+
 def dashboard_command(port: PortOpt = 8501, database_url: DatabaseOpt = None) -> None:
     """Serve the dashboard (Streamlit) until Ctrl-C."""
+    _dashboard_port_free(port, "--port")
     url = database_url or default_url()
     stderr().print(f"data folder: {user(data_dir())}")
     stderr().print(f"dashboard: http://127.0.0.1:{port}  (database {user(_shown(url))})")
@@ -152,6 +170,7 @@ def up_command(
 
     configure_logging(json_lines=False)  # as ``serve`` logs
 
+    _dashboard_port_free(dashboard_port, "--dashboard-port")
     url = database_url or default_url()
     stderr().print(f"data folder: {user(data_dir())}")
     stored = prepare(url)

@@ -174,6 +174,23 @@ def test_a_port_out_of_range_is_refused_not_wrapped(home: Path) -> None:
         assert "Invalid value for '--" in result.output, args
 
 
+def test_a_dashboard_port_in_use_is_named_before_anything_starts(home: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for args, option in (
+            (["dashboard", "--port", port], "--port"),
+            (["up", "--dashboard-port", port], "--dashboard-port"),
+        ):
+            result = run(*args)
+            assert result.exit_code == 1, result.output
+            said = " ".join(result.output.split())
+            assert f"cannot serve the dashboard on 127.0.0.1:{port}" in said
+            assert said.endswith(f"choose another port with {option}")
+            assert "loaded" not in said  # nothing was prepared or started
+
+
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
     missing = home / ("long-folder-name-" * 10) / "missing.pb"
     result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
