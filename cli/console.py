@@ -203,9 +203,9 @@ def _database_failure(exc: Exception) -> str | None:
     """
     if not type(exc).__module__.startswith("sqlalchemy."):
         return None
-    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+    from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 
-    if isinstance(exc, DBAPIError):
+    if isinstance(exc, (OperationalError, InterfaceError)):  # not reached, not opened
         # The driver's own message, its first line (SQLAlchemy's text adds the statement).
         lines = str(exc.orig).strip().splitlines()
         reason = lines[0] if lines else "it did not answer"
