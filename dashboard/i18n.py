@@ -464,7 +464,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.trick": ("one trick", "一轮"),
     "keys.finding": ("next / previous finding", "下一个 / 上一个问题"),
     "keys.ends": ("first / last step", "第一步 / 最后一步"),
-    "replay.findings_here": ("{n} finding(s) at this step", "本步有 {n} 个问题"),
+    "replay.findings_here": ("findings at this step: {n}", "本步有 {n} 个问题"),
     "replay.no_finding": ("No finding at this step", "本步没有问题"),
     "replay.next_at": (
         "Next finding at step {step} ({where}).",
