@@ -557,9 +557,9 @@ class Solver:
     the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
     its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
     position, per seat, its hand and the plays on the table) gain at most one entry per position
-    expanded, as the tables do, ``_singles`` (the last tricks of single cards scored) one per
-    position counted, ``_hands_after`` (a hand less a play) one per play searched, and
-    ``_throws`` one per suit of a trick start expanded.
+    expanded, as the tables do, ``_singles`` and ``_last_tricks`` (last tricks scored without a
+    search) one per position counted, ``_hands_after`` (a hand less a play) one per play
+    searched, and ``_throws`` one per suit of a trick start expanded.
     """
 
     game: Endgame
@@ -590,6 +590,9 @@ class Solver:
     _most: dict[Counts, int] = field(default_factory=dict)
     _bonus: dict[int, int] = field(default_factory=dict)
     _singles: dict[tuple[tuple[Counts, ...], int], int] = field(default_factory=dict)
+    _last_tricks: dict[tuple[tuple[Counts, ...], int, tuple[int, ...], tuple[Unit, ...]], int] = (
+        field(default_factory=dict)
+    )
     _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
     _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
@@ -1037,7 +1040,9 @@ class Solver:
             after = list(hands)
             after[seat] = self._left(hands[seat], play.cards)
             now = (*plays, play.cards)
-            if n < 3:
+            if n == 0 and not any(after[seat]):
+                value = self._last_trick(hands, leader, play)
+            elif n < 3:
                 answered = play.units if n == 0 else lead
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
@@ -1113,6 +1118,24 @@ class Solver:
         if left is None:
             left = self._hands_after[key] = _without(counts, cards)
         return left
+
+    def _last_trick(self, hands: tuple[Counts, ...], leader: int, lead: Play) -> int:
+        """The last trick once its lead takes the leader's last cards: every other seat holds
+        as many and plays them all, so nothing is left to choose. Scored without a search (one
+        position counted), kept per the hands before the lead, the leader and the lead in
+        ``_last_tricks``."""
+        key = (hands, leader, lead.cards, lead.units)
+        value = self._last_tricks.get(key)
+        if value is None:
+            self.nodes += 1
+            follows = tuple(
+                tuple(k for k in range(KINDS) for _ in range(hands[(leader + i) % 4][k]))
+                for i in (1, 2, 3)
+            )
+            won = (leader + trick_winner(self.game.table.context, lead.units, follows)) % 4
+            value = self._taken((lead.cards, *follows), lead.units, won, True)
+            self._last_tricks[key] = value
+        return value
 
     def _last_single(self, hands: tuple[Counts, ...], leader: int) -> int:
         """The last trick when each seat holds one card: every play is forced. Kept per the
