@@ -33,14 +33,23 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 
+PIPED_WIDTH = 200
+"""Columns results are laid out in off a terminal when ``COLUMNS`` does not say: Rich's own 80
+would cut a wide table's headers ("pla…") in a file or a pipe."""
+
+
 def stdout() -> Console:
     """Results: what a command was asked for.
 
-    A console per use, so the terminal's width (or ``COLUMNS``) is read when printing.
+    A console per use, so the terminal's width (or ``COLUMNS``) is read when printing; off a
+    terminal, ``PIPED_WIDTH`` unless ``COLUMNS`` says otherwise.
     """
     from rich.console import Console
 
-    return Console(highlight=False)
+    console = Console(highlight=False)
+    if "COLUMNS" not in os.environ and not console.is_terminal:
+        console.width = PIPED_WIDTH
+    return console
 
 
 def stderr() -> Console:

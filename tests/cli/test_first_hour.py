@@ -191,6 +191,20 @@ def test_a_dashboard_port_in_use_is_named_before_anything_starts(home: Path) -> 
             assert "loaded" not in said  # nothing was prepared or started
 
 
+def test_a_wide_table_off_a_terminal_keeps_its_headers_whole(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = write_records(home / "games.pb", generate_hand("classic", 3), generate_hand("anhui", 4))
+    url = f"sqlite:///{home / 'games.db'}"
+    assert run("audit-batch", games, "--store", url).exit_code == 0
+    monkeypatch.delenv("COLUMNS", raising=False)  # as a pipe or a file sees it
+    result = CliRunner().invoke(app, ["stats", "--database-url", url])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if "player" in line)
+    for column in ("player", "defending", "throws ok/failed", "levels +/-", "breaches"):
+        assert column in header, header
+
+
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
     missing = home / ("long-folder-name-" * 10) / "missing.pb"
     result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
