@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -46,6 +47,25 @@ def _shipped_package(into: Path) -> Path:
     return root
 
 
+REACH_SECONDS = 10.0
+"""How long a cluster's address may take to accept a connection before it is called unreachable."""
+
+
+def _check_reachable(address: str) -> None:
+    """``ConnectionError`` when nothing accepts a connection at a cluster's ``host:port``
+    (or ``ray://host:port``): ``ray.init`` would retry for minutes, logging as it goes. Any
+    other form (``auto``, a bare host) is left to Ray."""
+    target = address.removeprefix("ray://")
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), REACH_SECONDS).close()
+    except OSError as exc:
+        reason = exc.strerror or "no answer in time"
+        raise ConnectionError(f"cannot reach a Ray cluster at {address} ({reason})") from None
+
+
 class RayBackend:
     """``audit_chunk`` as Ray tasks (one CPU each); at most ``2 × cluster CPUs`` in flight."""
 
@@ -67,6 +87,7 @@ class RayBackend:
                 # A local instance stays on loopback: nothing here needs another interface.
                 options["_node_ip_address"] = "127.0.0.1"
             else:
+                _check_reachable(address)
                 # Nodes of a cluster do not have this checkout: ship the packages with the job
                 # (their third-party dependencies, protobuf above all, must be installed there).
                 staging = Path(tempfile.mkdtemp(prefix="chaodipi-ray-"))

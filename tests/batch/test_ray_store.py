@@ -4,6 +4,7 @@ stored games are those the process pool stores."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +15,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from chaodipi.batch import DatabaseSink, LocalBackend, run_batch
+from chaodipi.batch.ray_backend import _check_reachable
 from chaodipi.cli.batch import register
 from chaodipi.service.db import make_engine
 from chaodipi.service.models import Finding, Game, Match
@@ -106,3 +108,14 @@ def test_store_needs_a_database_url(corpus: Path, tmp_path: Path) -> None:
         app, ["audit-batch", str(corpus), "--store", "sqlite:///x.db", "--out", str(tmp_path)]
     )
     assert both.exit_code == 2 and "give one destination" in both.output
+
+
+def test_a_ray_address_nothing_listens_on_is_refused_at_once() -> None:
+    # ray.init would retry such an address for minutes, logging as it goes.
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(ConnectionError, match=f"cannot reach a Ray cluster at {address} "):
+            _check_reachable(address)
+    _check_reachable("auto")  # not a host and port: left to Ray
