@@ -70,7 +70,7 @@ def dump_command(
         raise typer.Exit(2)
     model = local_read_model(database_url, tenant)
     if model is None:
-        error(f"no tenant {user(tenant)} in the database")
+        error(f"nothing to dump: no game is stored for tenant {user(tenant)} in the database")
         raise typer.Exit(1)
     token = ""
     if after is not None:
