@@ -196,6 +196,14 @@ class Command(typer.core.TyperCommand):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            raise  # a reader that stopped early (| head): handled where output is written
+        except OSError as exc:
+            # A file a command writes (or reads) that the system refuses, or its output (a full
+            # disk): named when it is a file, with the system's reason.
+            where = "" if exc.filename is None else f"{user(exc.filename)}: "
+            error(f"{where}{user(exc.strerror or exc)}")
+            raise typer.Exit(2) from None
         except Exception as exc:
             reason = _database_failure(exc)
             if reason is None:

@@ -205,6 +205,22 @@ def test_a_wide_table_off_a_terminal_keeps_its_headers_whole(
         assert column in header, header
 
 
+def test_an_output_file_that_cannot_be_written_is_named_without_a_traceback(home: Path) -> None:
+    games = write_records(home / "games.pb", generate_hand("classic", 3))
+    nowhere = home / "no-such-folder" / "out"
+    for args in (
+        ["generate", "--count", "1", f"{nowhere}.pb"],
+        ["sample", f"{nowhere}.pb"],
+        ["export", games, "-o", f"{nowhere}.txt"],
+        ["import", games, "-o", f"{nowhere}.pb"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        said = " ".join(result.output.split())
+        assert f"error: {nowhere}" in said and "No such file or directory" in said, said
+        assert "Traceback" not in said
+
+
 def test_an_error_off_a_terminal_is_one_line_however_long(home: Path) -> None:
     missing = home / ("long-folder-name-" * 10) / "missing.pb"
     result = CliRunner().invoke(app, ["audit", str(missing)])  # Rich's default width: 80
