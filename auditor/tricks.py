@@ -164,10 +164,11 @@ def lead_trick(
     size = len(cards)
     counts = replay.hands[lead.seat].counts
     answered: Lead | None
-    if lead.one_kind >= 0 and not lead.attempted and size <= table.context.decks:
+    kind = lead.one_kind
+    if kind >= 0 and not lead.attempted and size <= table.context.decks:
         # One kind only (a single, pair or triple): one unit, never a throw (the common lead).
-        answered = replay.last_lead = lead_of_one_kind(lead.one_kind, size)
-        held = counts[lead.one_kind] >= size
+        answered = replay.last_lead = lead_of_one_kind(kind, size)
+        held = counts[kind] >= size
     else:
         answered = _check_lead(replay, table, t, trick)
         held = size == 1 and counts[cards[0]] > 0
