@@ -8,6 +8,13 @@ Pure (no I/O): records in, ``chaodipi.v1`` reports out.
 >>> report.breaches, report.scoring_errors
 (0, 0)
 
+A caller holding the record's bytes passes them: they are read once, never built into
+messages, and the report is the same.
+
+>>> data = generate_hand("classic", seed=1).SerializeToString()
+>>> audit_game(data) == report
+True
+
 Modules: ``reading`` (a record as plain values), ``wire`` (the protobuf's vocabulary in
 engine values), ``state`` (a hand in replay), ``deal``, ``bidding``, ``tricks``, ``scoring``
 and ``claims`` (the replay's steps), ``findings``, ``audit`` (a hand), ``match`` (a match),

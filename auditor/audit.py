@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from chaodipi.auditor.bidding import BiddingOutcome, replay_bidding
 from chaodipi.auditor.deal import check_deal
 from chaodipi.auditor.findings import tally_findings
-from chaodipi.auditor.reading import ReadHand, Violation, read_game
+from chaodipi.auditor.reading import ReadHand, Violation, read_game, record_names
 from chaodipi.auditor.scoring import score_hand
 from chaodipi.auditor.state import Cleared, HandState
 from chaodipi.auditor.tricks import play_tricks
@@ -87,18 +87,22 @@ def rejected(
 
 
 def audit_game(
-    record: records_pb2.GameRecord,
+    record: records_pb2.GameRecord | bytes,
     *,
     ruleset: Ruleset | None = None,
     steps: bool = False,
     hand_index: int | None = None,
 ) -> audit_pb2.AuditReport:
-    """Audit one hand under its own ruleset (or ``ruleset``); never raises on a bad record."""
+    """Audit one hand under its own ruleset (or ``ruleset``); never raises on a bad record.
+
+    ``record``: a ``GameRecord``, or its encoding, which is read once (the cheaper: pass the
+    bytes when they are at hand); bytes that do not parse are a report that rejects them.
+    """
     read = read_game(record, ruleset)
     if isinstance(read, list):
-        return rejected(record.record_id, record.ruleset, read)
+        return rejected(*record_names(record), read)
     report = replay_hand(read, steps=steps, hand_index=hand_index)
-    report.record_id = record.record_id
+    report.record_id = read.record_id
     return report
 
 

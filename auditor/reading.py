@@ -9,7 +9,7 @@ that a hostile record (10,000 tricks, 5,000 cards in a play) is rejected at once
 replayed for seconds: ``tricks: 10000 tricks, at most 33``.
 
 The draw order and the tricks, most of a record, are read from their encoding
-(``_ENCODED_RECORD``): a deck card, a single card or a pair played is one look-up of its
+(``_RECORD_READ``): a deck card, a single card or a pair played is one look-up of its
 bytes. Anything but the form a canonical writer gives valid fields (an unknown token or
 field, a seat out of range, a declared split) is read again field by field, so a bad
 record's violations are the same either way.
@@ -18,12 +18,12 @@ record's violations are the same either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Literal, Protocol, TypeVar, cast
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import (
     BID_KINDS,
@@ -220,6 +220,7 @@ class ReadHand:
     violations: list[Violation]
     incomplete: str  # INCOMPLETE_KEY: why the source says the record stops early
     unsupported: str  # UNSUPPORTED_KEY: rules the record needs that no field models
+    record_id: str
 
     def __init__(
         self,
@@ -237,6 +238,7 @@ class ReadHand:
         violations: list[Violation] | None = None,
         incomplete: str = "",
         unsupported: str = "",
+        record_id: str = "",
     ) -> None:
         self.ruleset = ruleset
         self.hands = hands
@@ -252,6 +254,7 @@ class ReadHand:
         self.violations = [] if violations is None else violations
         self.incomplete = incomplete
         self.unsupported = unsupported
+        self.record_id = record_id
 
 
 _KIND_OF = TOKEN_KINDS.__getitem__
@@ -353,19 +356,46 @@ def load_json(text: str) -> Any:
 
 
 def read_game(
-    record: records_pb2.GameRecord, ruleset: Ruleset | None = None, path: str = ""
+    record: records_pb2.GameRecord | bytes, ruleset: Ruleset | None = None, path: str = ""
 ) -> ReadHand | list[Violation]:
-    """Read a record (under ``ruleset`` when given, else its own); violations reject it."""
+    """Read a record (under ``ruleset`` when given, else its own); violations reject it.
+
+    ``record`` is a ``GameRecord`` or its encoding: bytes are read once (``_RECORD_READ``),
+    never built into the record's messages, so a caller holding them should pass them.
+
+    >>> from chaodipi.auditor.generate import generate_hand
+    >>> read = read_game(generate_hand("classic", seed=1).SerializeToString())
+    >>> len(read.tricks)
+    22
+    >>> read_game(b"\\x0a\\xff")
+    [Violation(field='record', description='not a GameRecord: its bytes do not parse')]
+    """
     prefix = f"{path}." if path else ""
+    fields: _RecordFields
+    wire: _RecordWire
+    if isinstance(record, bytes):
+        read = _parsed(_RECORD_READ, record)
+        if read is None:
+            return [Violation(path or "record", "not a GameRecord: its bytes do not parse")]
+        fields = wire = cast(_RecordRead, read)
+        if len(wire.draw_order) > 1 or (wire.draw_order and fields.HasField("dealt_hands")):
+            # A deal the wire merges or overrides (a draw order given twice, or beside dealt
+            # hands): the record's own parse settles it.
+            parsed = _parsed(records_pb2.GameRecord, record)
+            if parsed is None:
+                return [Violation(path or "record", "not a GameRecord: its bytes do not parse")]
+            return read_game(parsed, ruleset, path)
+    else:
+        fields = record
+        wire = cast(_RecordWire, _RECORD_WIRE.FromString(record.SerializeToString()))
     if ruleset is None:
-        resolved = resolve_ruleset(record.ruleset, record.ruleset_overrides_json, path)
+        resolved = resolve_ruleset(fields.ruleset, fields.ruleset_overrides_json, path)
         if isinstance(resolved, Violation):
             return [resolved]
         ruleset = resolved
     limits = Limits.of(ruleset)
     reader = _Reader(limits)
-    encoded = _encoded(record)
-    ctx = record.context
+    ctx = fields.context
     team_levels = (
         reader.level(ctx.team0_level, f"{prefix}context.team0_level"),
         reader.level(ctx.team1_level, f"{prefix}context.team1_level"),
@@ -374,9 +404,8 @@ def read_game(
     hands: list[list[int]] = [[], [], [], []]
     kitty: list[int] = []
     first_drawer: int | None = None
-    deal = record.WhichOneof("deal")
-    if deal == "dealt_hands":
-        dealt = record.dealt_hands
+    if fields.HasField("dealt_hands"):
+        dealt = fields.dealt_hands
         if len(dealt.hands) != 4:
             reader.violations.append(
                 Violation(
@@ -388,13 +417,22 @@ def read_game(
                 hand.cards, f"{prefix}dealt_hands.hands[{seat}].cards", deal=True
             )
         kitty = reader.cards(dealt.kitty, f"{prefix}dealt_hands.kitty", deal=True)
-    elif deal == "draw_order":
-        order = record.draw_order
-        first_seat = order.first_drawer
+    elif wire.draw_order:
+        encoded = wire.draw_order[0]
+        deck_read = _deck_from_wire(encoded, limits.deal)
+        if deck_read is None:
+            order = _parsed(records_pb2.DrawOrder, encoded)
+            if order is None:
+                reader.violations.append(
+                    Violation(f"{prefix}draw_order", "not a DrawOrder: its bytes do not parse")
+                )
+                order = records_pb2.DrawOrder()
+            deck_read = (
+                reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True),
+                order.first_drawer,
+            )
+        deck, first_seat = deck_read
         first = reader.seat(first_seat, f"{prefix}draw_order.first_drawer")
-        deck = _deck_from_wire(encoded.draw_order, first_seat, limits.deal)
-        if deck is None:
-            deck = reader.cards(order.deck, f"{prefix}draw_order.deck", deal=True)
         dealt_count = max(len(deck) - ruleset.kitty_size, 0)
         # Card i goes to seat (first + i) % 4: each seat's cards are every fourth, in C.
         hands = [deck[(seat - first) % 4 : dealt_count : 4] for seat in range(4)]
@@ -404,11 +442,11 @@ def read_game(
         reader.violations.append(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
         )
-    all_bids: Sequence[records_pb2.BidEvent] = record.bids
+    all_bids: Sequence[records_pb2.BidEvent] = fields.bids
     if reader.too_many(len(all_bids), limits.items, "bids", f"{prefix}bids"):
         all_bids = all_bids[:0]
     bids = [_read_bid(reader, bid, f"{prefix}bids[{i}]") for i, bid in enumerate(all_bids)]
-    all_exchanges: Sequence[records_pb2.KittyExchange] = record.kitty_exchanges
+    all_exchanges: Sequence[records_pb2.KittyExchange] = fields.kitty_exchanges
     if reader.too_many(
         len(all_exchanges), limits.items, "kitty exchanges", f"{prefix}kitty_exchanges"
     ):
@@ -418,18 +456,24 @@ def read_game(
         for i, ex in enumerate(all_exchanges)
     ]
     tricks: list[ReadTrick] = []
-    # The encoding holds each of the record's tricks, so it counts them too.
-    encoded_tricks = encoded.tricks
-    if not reader.too_many(len(encoded_tricks), limits.held, "tricks", f"{prefix}tricks"):
+    all_tricks = wire.tricks
+    if not reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
         # Walked as a list made in C (a slice): cheaper than the field's iterator.
-        for t, trick in enumerate(encoded_tricks[:]):
-            read = _trick_from_wire(trick, limits.held)
-            if read is None:
-                read = _read_trick(reader, record.tricks[t], f"{prefix}tricks[{t}]")
-            tricks.append(read)
+        for t, encoded in enumerate(all_tricks[:]):
+            trick = _trick_from_wire(encoded, limits.held)
+            if trick is None:
+                where = f"{prefix}tricks[{t}]"
+                message = _parsed(records_pb2.Trick, encoded)
+                if message is None:
+                    reader.violations.append(
+                        Violation(where, "not a Trick: its bytes do not parse")
+                    )
+                    continue
+                trick = _read_trick(reader, message, where)
+            tricks.append(trick)
     if reader.violations:
         return reader.violations
-    metadata = record.metadata
+    metadata = fields.metadata
     return ReadHand(
         ruleset=ruleset,
         hands=hands,
@@ -441,10 +485,43 @@ def read_game(
         bids=bids,
         exchanges=exchanges,
         tricks=tricks,
-        claim=record.claim if record.HasField("claim") else None,
+        claim=fields.claim if fields.HasField("claim") else None,
         incomplete=metadata.get(INCOMPLETE_KEY, ""),
         unsupported=metadata.get(UNSUPPORTED_KEY, ""),
+        record_id=fields.record_id,
     )
+
+
+def parses_as_game(data: bytes) -> bool:
+    """Whether bytes parse as a ``GameRecord`` as far as ``read_game`` parses them: all but
+    the contents of the draw order and the tricks, which it reads from their bytes (and which
+    parse too when their card tokens are canonical and no field is unknown, as the importers
+    check them)."""
+    return _parsed(_RECORD_READ, data) is not None
+
+
+def record_names(record: records_pb2.GameRecord | bytes) -> tuple[str, str]:
+    """A record's id and ruleset as written, for a report that rejects it (empty when its
+    bytes do not parse)."""
+    if not isinstance(record, bytes):
+        return record.record_id, record.ruleset
+    read = _parsed(_RECORD_READ, record)
+    if read is None:
+        return "", ""
+    names = cast(_RecordRead, read)
+    return names.record_id, names.ruleset
+
+
+_M = TypeVar("_M", bound=Message)
+
+
+def _parsed(kind: type[_M], data: bytes) -> _M | None:
+    """A field's message from its bytes, or None when they do not parse (only bytes a caller
+    gave can fail: an encoding ``SerializeToString`` made always parses)."""
+    try:
+        return kind.FromString(data)
+    except DecodeError:
+        return None
 
 
 def _read_trick(reader: _Reader, trick: records_pb2.Trick, path: str) -> ReadTrick:
@@ -477,52 +554,101 @@ def _read_trick(reader: _Reader, trick: records_pb2.Trick, path: str) -> ReadTri
     return ReadTrick(leader, plays, split, claim)
 
 
-class _EncodedRecord(Protocol):
-    """A record as ``_ENCODED_RECORD`` reads it: its draw order and tricks as their bytes."""
+class _RecordFields(Protocol):
+    """The fields of a record read from its messages: a ``GameRecord``'s, or ``_RECORD_READ``'s."""
 
-    draw_order: bytes
-    tricks: Sequence[bytes]
+    @property
+    def record_id(self) -> str: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def ruleset_overrides_json(self) -> str: ...
+    @property
+    def context(self) -> records_pb2.HandContext: ...
+    @property
+    def dealt_hands(self) -> records_pb2.DealtHands: ...
+    @property
+    def bids(self) -> Sequence[records_pb2.BidEvent]: ...
+    @property
+    def kitty_exchanges(self) -> Sequence[records_pb2.KittyExchange]: ...
+    @property
+    def claim(self) -> records_pb2.HandClaim: ...
+    @property
+    def metadata(self) -> Mapping[str, str]: ...
+    def HasField(self, field_name: Literal["claim", "dealt_hands"]) -> bool: ...
 
 
-def _encoded_record_message() -> type[Message]:
-    """A message that reads a ``GameRecord``'s draw order and tricks alone, left as bytes.
+class _RecordWire(Protocol):
+    """The fields of a record read from their bytes (``_RECORD_WIRE``, ``_RECORD_READ``): the
+    draw order (repeated, so that one given twice is seen) and the tricks."""
 
-    ``GameRecord`` with those fields declared ``bytes``, which the wire allows: every other
-    field stays unread. Read from their bytes (``_deck_from_wire``, ``_trick_from_wire``), the
-    deck and the tricks cost a fraction of asking the messages for each field and token.
+    @property
+    def draw_order(self) -> Sequence[bytes]: ...
+    @property
+    def tricks(self) -> Sequence[bytes]: ...
+
+
+class _RecordRead(_RecordFields, _RecordWire, Protocol):
+    """A record's encoding read by ``_RECORD_READ``."""
+
+
+def _bytes_view(name: str, whole: bool) -> type[Message]:
+    """``GameRecord`` with its draw order and tricks declared ``bytes``, which the wire allows;
+    ``whole``: with every other field of the record, else without.
+
+    Parsed in C, any other field is the record's own message; the deck and the tricks, most
+    of a record, are read from their bytes (``_deck_from_wire``, ``_trick_from_wire``) at a
+    fraction of building a message for each trick and play. The draw order is repeated and
+    out of the ``deal`` oneof, so a record whose wire gives it twice, or beside dealt hands,
+    is seen (``read_game`` then lets the record's own parse settle it).
     """
-    name = "chaodipi/auditor/encoded_record.proto"
     pool = descriptor_pool.Default()
+    full_name = f"chaodipi.auditor.{name}"
     try:
-        pool.FindFileByName(name)
+        return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
     except KeyError:
-        file = descriptor_pb2.FileDescriptorProto(
-            name=name, package="chaodipi.auditor", syntax="proto3"
-        )
-        message = file.message_type.add(name="EncodedRecord")
-        fields = records_pb2.GameRecord.DESCRIPTOR.fields_by_name
-        for field_name, label in (
-            ("draw_order", descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL),
-            ("tricks", descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED),
-        ):
-            message.field.add(
-                name=field_name,
-                number=fields[field_name].number,
-                label=label,
-                type=descriptor_pb2.FieldDescriptorProto.TYPE_BYTES,
-            )
-        pool.AddSerializedFile(file.SerializeToString())
-    return message_factory.GetMessageClass(
-        pool.FindMessageTypeByName("chaodipi.auditor.EncodedRecord")
+        pass
+    records = records_pb2.DESCRIPTOR
+    file = descriptor_pb2.FileDescriptorProto(
+        name=f"chaodipi/auditor/{name}.proto",
+        package="chaodipi.auditor",
+        syntax="proto3",
+        dependency=[records.name],
     )
+    message = file.message_type.add()
+    records_pb2.GameRecord.DESCRIPTOR.CopyToProto(message)
+    message.name = name
+    deal = [d.name for d in message.oneof_decl].index("deal")
+    del message.oneof_decl[deal]
+    kept = []
+    for fd in message.field:
+        if fd.name in ("draw_order", "tricks"):
+            fd.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
+            fd.label = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
+            fd.ClearField("type_name")
+        elif not whole:
+            continue
+        elif fd.type_name.startswith(".chaodipi.v1.GameRecord."):  # nested: the metadata map
+            fd.type_name = f".{full_name}.{fd.type_name.rsplit('.', 1)[1]}"
+        if fd.HasField("oneof_index"):
+            if fd.oneof_index == deal:
+                fd.ClearField("oneof_index")
+            elif fd.oneof_index > deal:
+                fd.oneof_index -= 1
+        kept.append(fd)
+    del message.field[:]
+    message.field.extend(kept)
+    if not whole:
+        del message.nested_type[:]
+        del message.oneof_decl[:]
+    pool.AddSerializedFile(file.SerializeToString())
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
 
 
-_ENCODED_RECORD: Final = _encoded_record_message()
-
-
-def _encoded(record: records_pb2.GameRecord) -> _EncodedRecord:
-    """The record through ``_ENCODED_RECORD``: one encode and one decode, both in C."""
-    return cast(_EncodedRecord, _ENCODED_RECORD.FromString(record.SerializeToString()))
+_RECORD_READ: Final = _bytes_view("RecordRead", whole=True)
+"""A record's encoding read once: a caller's bytes (``read_game``)."""
+_RECORD_WIRE: Final = _bytes_view("RecordWire", whole=False)
+"""A ``GameRecord``'s draw order and tricks, read again from its encoding (``read_game``)."""
 
 
 _LEADER_TAG: Final = field_tag(records_pb2.Trick, "leader", VARINT)
@@ -601,20 +727,28 @@ that, an encoding not kept is read each time. Looked up where a trick is read: a
 look-up costs a fraction of a call through ``functools.lru_cache``."""
 
 
-def _claims_from_wire(data: bytes) -> TrickClaims:
-    """A trick's claims from their encoding, kept in ``_CLAIMS_BY_CODE`` while it has room."""
-    claims = TrickClaims.of(records_pb2.TrickClaim.FromString(data))
+def _claims_from_wire(data: bytes) -> TrickClaims | None:
+    """A trick's claims from their encoding, kept in ``_CLAIMS_BY_CODE`` while it has room
+    (None: the bytes do not parse)."""
+    message = _parsed(records_pb2.TrickClaim, data)
+    if message is None:
+        return None
+    claims = TrickClaims.of(message)
     if len(_CLAIMS_BY_CODE) < _CLAIMS_KEPT:
         _CLAIMS_BY_CODE[data] = claims
     return claims
 
 
-def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int] | None:
-    """The deck of a draw order a canonical writer wrote (its cards, each in four bytes, then
-    the first drawer when not 0), or None: then the full reader reads it."""
-    tail = bytes((_FIRST_DRAWER_TAG, first_drawer)) if 0 < first_drawer < 128 else b""
-    end = len(data) - len(tail)
-    if end < 0 or end % 4 or end // 4 > max_cards or data[end:] != tail:
+def _deck_from_wire(data: bytes, max_cards: int) -> tuple[list[int], int] | None:
+    """The deck and first drawer of a draw order a canonical writer wrote (its cards, each in
+    four bytes, then the first drawer when not 0, in two), or None: then the full reader
+    reads it. No card's four bytes end with the first drawer's tag, a control character."""
+    first_drawer = 0
+    end = len(data)
+    if end % 4 == 2 and data[-2] == _FIRST_DRAWER_TAG and 0 < data[-1] < 128:
+        first_drawer = data[-1]
+        end -= 2
+    if end % 4 or end // 4 > max_cards:
         return None
     cards = end // 4
     body = data[:end]
@@ -630,7 +764,7 @@ def _deck_from_wire(data: bytes, first_drawer: int, max_cards: int) -> list[int]
     for letter, elements in NARROW_SUITS:  # a joker's letter beside its own rank only
         if suits.count(letter) != sum(body.count(element) for element in elements):
             return None
-    return list(kinds)
+    return list(kinds), first_drawer
 
 
 def _play_from_wire(data: bytes, lead: bool, max_cards: int) -> ReadPlay | None:
@@ -665,19 +799,19 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
     valid, or None: then the full reader reads it and names what is wrong.
 
     Canonical: the leader (when not 0) in one byte, then the plays, each under 128 bytes,
-    then the claim, if any; no declared split, no field unknown to the reader. The bytes are
-    well formed (``SerializeToString`` wrote them): a length follows every tag.
+    then the claim, if any; no declared split, no field unknown to the reader. The bytes may
+    be any a caller gave: a tag with nothing after it, or a length past the end, is not read.
     """
     size = len(data)
     leader = 0
     i = 0
-    if size and data[0] == _LEADER_TAG:
+    if size > 1 and data[0] == _LEADER_TAG:
         leader = data[1]
         if leader > 3:  # a seat out of range, or more than one byte
             return None
         i = 2
     plays: list[ReadPlay] = []
-    while i < size and data[i] == _PLAY_TAG:
+    while i + 1 < size and data[i] == _PLAY_TAG:
         end = i + 2 + data[i + 1]
         if data[i + 1] > 127:  # a length of more than one byte
             return None
@@ -696,11 +830,13 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
     if not plays or len(plays) > PLAYS_PER_TRICK:
         return None
     claim = None
-    if i < size and data[i] == _CLAIM_TAG:
+    if i + 1 < size and data[i] == _CLAIM_TAG:
         if data[i + 1] > 127 or i + 2 + data[i + 1] != size:
             return None
         encoded = data[i + 2 :]
         claim = _CLAIMS_BY_CODE.get(encoded) or _claims_from_wire(encoded)
+        if claim is None:
+            return None
         i = size
     if i != size:
         return None

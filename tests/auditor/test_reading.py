@@ -62,31 +62,119 @@ def test_audits_analyses_and_faulted_records_leave_the_shared_plays_as_read() ->
     assert _misread() == []
 
 
-def _deck_as_tokens_say(data: bytes, first_drawer: int) -> list[int] | None:
-    """A draw order's deck as its tokens say, when all are canonical, read by the parser."""
+def _deck_as_tokens_say(data: bytes) -> tuple[list[int], int] | None:
+    """A draw order's deck and first drawer as the parser reads them, when every token is
+    canonical."""
     try:
         order = records_pb2.DrawOrder.FromString(data)
     except DecodeError:
         return None
-    if order.first_drawer != first_drawer or any(t not in TOKEN_KINDS for t in order.deck):
+    if any(t not in TOKEN_KINDS for t in order.deck):
         return None
-    return [TOKEN_KINDS[t] for t in order.deck]
+    return [TOKEN_KINDS[t] for t in order.deck], order.first_drawer
 
 
 def test_a_deck_read_from_its_columns_is_what_its_tokens_say_or_left_to_the_full_reader() -> None:
-    record = generate_hand("classic", seed=3)
-    first = record.draw_order.first_drawer
-    data = record.draw_order.SerializeToString()
-    dealt = _deck_as_tokens_say(data, first)
-    assert dealt is not None and _deck_from_wire(data, first, 200) == dealt
-    # Every byte changed to a tag, the length, a joker's letters, a rank, a lower-case
-    # letter or none: the fast read gives the deck those bytes encode, or leaves it.
-    for i in range(len(data)):
-        for byte in b"\x0a\x02\x03LBJA2s\x00":
-            changed = data[:i] + bytes((byte,)) + data[i + 1 :]
-            fast = _deck_from_wire(changed, first, 200)
-            assert fast is None or fast == _deck_as_tokens_say(changed, first), (i, byte)
+    for seed in (2, 3):  # first drawers 3 and 0: a deck with and without its tail
+        data = generate_hand("classic", seed=seed).draw_order.SerializeToString()
+        dealt = _deck_as_tokens_say(data)
+        assert dealt is not None and _deck_from_wire(data, 200) == dealt
+        # Every byte changed to a tag (the deck's, the first drawer's), the length, a joker's
+        # letters, a rank, a lower-case letter or none: the fast read gives the deck and first
+        # drawer those bytes encode, or leaves them to the full reader.
+        for i in range(len(data)):
+            for byte in b"\x0a\x10\x02\x03LBJA2s\x00\x80":
+                changed = data[:i] + bytes((byte,)) + data[i + 1 :]
+                fast = _deck_from_wire(changed, 200)
+                assert fast is None or fast == _deck_as_tokens_say(changed), (i, byte)
+        for tail in (b"", b"\x10", b"\x10\x05", b"\x10\x80\x01", b"\x10\x03\x10\x01"):
+            fast = _deck_from_wire(data + tail, 200)
+            assert fast is None or fast == _deck_as_tokens_say(data + tail), tail
     for joker, other in (("LJ", "LA"), ("BJ", "B2"), ("LJ", "BJ")):
-        order = records_pb2.DrawOrder(deck=[joker, "SA", other], first_drawer=first)
+        order = records_pb2.DrawOrder(deck=[joker, "SA", other], first_drawer=2)
         changed = order.SerializeToString()
-        assert _deck_from_wire(changed, first, 200) == _deck_as_tokens_say(changed, first)
+        assert _deck_from_wire(changed, 200) == _deck_as_tokens_say(changed)
+
+
+def _audit_of_parse(data: bytes) -> records_pb2.GameRecord | None:
+    try:
+        return records_pb2.GameRecord.FromString(data)
+    except DecodeError:
+        return None
+
+
+def test_a_record_audited_from_its_bytes_is_audited_as_its_parse() -> None:
+    rng = random.Random(11)
+    for ruleset in ("classic", "shuangsheng", "anhui", "changshu"):
+        for seed in range(4):
+            record = generate_hand(ruleset, seed=seed)
+            for shown in (record, plant_any(copy.deepcopy(record), rng)[0]):
+                data = shown.SerializeToString()
+                assert audit_game(data) == audit_game(shown)
+                assert audit_game(data, steps=True) == audit_game(shown, steps=True)
+
+
+def test_bytes_changed_anywhere_are_audited_as_their_parse_or_rejected() -> None:
+    """Bytes a caller gives may be any: where the parser reads them, the audit is the parse's;
+    where it does not, a report rejects them; never an exception."""
+    data = generate_hand("classic", seed=8).SerializeToString()
+    rng = random.Random(12)
+    for _ in range(400):
+        i = rng.randrange(len(data))
+        changed = bytearray(data)
+        if rng.random() < 0.5:
+            changed[i] = rng.randrange(256)
+        else:
+            del changed[i : i + rng.randrange(1, 4)]
+        report = audit_game(bytes(changed))
+        parsed = _audit_of_parse(bytes(changed))
+        if parsed is None:
+            assert report.rejections
+        else:
+            assert report == audit_game(parsed)
+
+
+def test_a_draw_order_given_twice_or_beside_dealt_hands_is_read_as_the_parser_merges_it() -> None:
+    record = generate_hand("classic", seed=9)
+    order = record.draw_order
+    first_half = records_pb2.GameRecord(
+        draw_order=records_pb2.DrawOrder(deck=order.deck[:50], first_drawer=2)
+    )
+    second_half = records_pb2.GameRecord(
+        draw_order=records_pb2.DrawOrder(deck=order.deck[50:], first_drawer=order.first_drawer)
+    )
+    rest = copy.deepcopy(record)
+    rest.ClearField("draw_order")
+    dealt = records_pb2.GameRecord(dealt_hands=records_pb2.DealtHands(kitty=["SA"]))
+    for data in (
+        # the wire's merge: a deck in two halves is the whole deck, the last drawer given wins
+        rest.SerializeToString() + first_half.SerializeToString() + second_half.SerializeToString(),
+        # the oneof's last member wins, either way round
+        record.SerializeToString() + dealt.SerializeToString(),
+        dealt.SerializeToString() + record.SerializeToString(),
+    ):
+        assert audit_game(data) == audit_game(records_pb2.GameRecord.FromString(data))
+    merged = audit_game(
+        rest.SerializeToString() + first_half.SerializeToString() + second_half.SerializeToString()
+    )
+    assert merged == audit_game(record)
+
+
+def test_a_trick_whose_bytes_do_not_parse_is_named() -> None:
+    record = generate_hand("classic", seed=10)
+    broken = records_pb2.GameRecord.FromString(record.SerializeToString())
+    del broken.tricks[3:]
+    play = records_pb2.Play(seat=1, cards=["SA"]).SerializeToString()
+    for trick in (
+        b"\x08",  # the leader's tag, and nothing after it
+        b"\x12",  # a play's tag, and no length
+        b"\x12" + bytes((len(play),)) + play + b"\x12",  # a play, then a tag alone
+        b"\x12" + bytes((len(play),)) + play + b"\x22",  # a play, then a claim's tag alone
+        b"\x12\x04\x12\x09S",  # a play cut short inside its card's token
+    ):
+        data = broken.SerializeToString() + b"\x52" + bytes((len(trick),)) + trick
+        report = audit_game(data)
+        assert [(r.field, r.description) for r in report.rejections] == [
+            ("tricks[3]", "not a Trick: its bytes do not parse")
+        ], trick
+        assert report.record_id == record.record_id
