@@ -188,3 +188,24 @@ def encode_varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
+
+
+def sole_field(data: bytes, tag: int) -> bytes | None:
+    """The bytes of a message's one length-delimited field, when ``data`` is that field alone
+    (its tag, its length, its bytes), else None: a ``RecordFile`` holding only its game gives
+    the game's encoding without a parse.
+
+    >>> sole_field(b"\\x0a\\x02hi", 0x0A), sole_field(b"\\x0a\\x02hi\\x10\\x01", 0x0A)
+    (b'hi', None)
+    """
+    if not data or data[0] != tag:
+        return None
+    length, shift, i = 0, 0, 1
+    while i < len(data) and shift < 35:
+        byte = data[i]
+        i += 1
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return data[i:] if len(data) - i == length else None
+    return None

@@ -38,8 +38,9 @@ from build_info import describe_build  # bench/, beside this script
 import chaodipi.batch.run
 from batch import _cpu_seconds, make_corpus  # bench/, beside this script
 from chaodipi.auditor import audit_game
+from chaodipi.auditor.wire import sole_field
 from chaodipi.batch import FramedSink, JsonFolderSink, LocalBackend, Summary, run_batch
-from chaodipi.batch.run import Sink
+from chaodipi.batch.run import _GAME_TAG, Sink, _body
 from chaodipi.batch.sources import expand, units
 from chaodipi.v1 import records_pb2
 
@@ -53,13 +54,14 @@ SINKS: dict[str, Callable[[Path], Sink]] = {
 
 
 def audit_alone(corpus: Path) -> tuple[int, float]:
-    """Hands audited and CPU seconds: parse each frame and audit it, in this process."""
+    """Hands audited and CPU seconds: parse each frame and audit its game, in this process, as
+    the batch's worker does (the game given as its bytes)."""
     frames = [payload for _, _, payload, _ in units(expand([str(corpus)]))]
     start = time.process_time()
     for frame in frames:
-        # Skip the length prefix, as the batch's worker does.
-        body = frame[next(i for i, byte in enumerate(frame) if not byte & 0x80) + 1 :]
-        audit_game(records_pb2.RecordFile.FromString(body).game)
+        body = _body(frame)
+        record = records_pb2.RecordFile.FromString(body)
+        audit_game(sole_field(body, _GAME_TAG) or record.game)
     return len(frames), time.process_time() - start
 
 

@@ -333,8 +333,9 @@ def test_an_auditor_bug_fails_one_record_not_the_chunk(
 ) -> None:
     chunk = list(units(expand([str(corpus / "day1.pb")])))
 
-    def flaky(record: records_pb2.GameRecord) -> audit_pb2.AuditReport:
-        if record.record_id == "classic-2":
+    def flaky(record: records_pb2.GameRecord | bytes) -> audit_pb2.AuditReport:
+        game = records_pb2.GameRecord.FromString(record) if isinstance(record, bytes) else record
+        if game.record_id == "classic-2":
             raise IndexError("boom")
         return audit_game(record)
 
