@@ -161,13 +161,18 @@ class _ReportPrinter:
 
 def _entry_auditor(
     ruleset: Ruleset | None,
-) -> Callable[[records_pb2.RecordFile], list[tuple[str, audit_pb2.AuditReport]]]:
+) -> Callable[[records_pb2.RecordFile | bytes], list[tuple[str, audit_pb2.AuditReport]]]:
     """What gives a record's reports (the auditor imported once, not for every record)."""
     from chaodipi.auditor import audit_game, audit_match
     from chaodipi.v1 import audit_pb2
 
-    def audit_entry(entry: records_pb2.RecordFile) -> list[tuple[str, audit_pb2.AuditReport]]:
-        """Reports for one game, or for each hand of a match (match findings as an extra report)."""
+    def audit_entry(
+        entry: records_pb2.RecordFile | bytes,
+    ) -> list[tuple[str, audit_pb2.AuditReport]]:
+        """Reports for one game (a record, or a game's encoding), or for each hand of a match
+        (match findings as an extra report)."""
+        if isinstance(entry, bytes):
+            return [("", audit_game(entry, ruleset=ruleset))]
         if entry.WhichOneof("record") == "game":
             return [("", audit_game(entry.game, ruleset=ruleset))]
         match = audit_match(entry.match, ruleset=ruleset)
@@ -212,7 +217,7 @@ def audit(
         # A protobuf stream is read record by record: the bar's total drops as records are
         # rejected on the way, to what reading the file whole would have made it.
         with progress_bar(f"auditing {file}", stream.expected, quiet=as_json) as advance:
-            for entry in reader.records(stream):
+            for entry in reader.entries(stream):
                 for name, report in audit_entry(entry):
                     findings += bool(report.findings) or bool(report.rejections)
                     if as_json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 
@@ -15,6 +15,8 @@ from chaodipi.importers import FORMATS, OUTPUTS
 if TYPE_CHECKING:
     from chaodipi.importers import ImportProblem, ImportResult, RecordStream
     from chaodipi.v1 import records_pb2
+
+_T = TypeVar("_T")
 
 FilesArg = Annotated[
     list[Path], typer.Argument(metavar="FILE", help="Input files, in any supported format.")
@@ -53,12 +55,20 @@ class FileReader:
     def records(self, stream: RecordStream) -> Iterator[records_pb2.RecordFile]:
         """A file's records one at a time (a protobuf stream is read as they are taken), each
         problem printed as it is found, before the next record."""
+        return self._given(stream, stream)
+
+    def entries(self, stream: RecordStream) -> Iterator[records_pb2.RecordFile | bytes]:
+        """As ``records``, a game a protobuf stream's frame holds alone given as its bytes
+        (``RecordStream.entries``): for ``audit_game``, which reads them once."""
+        return self._given(stream, stream.entries())
+
+    def _given(self, stream: RecordStream, items: Iterable[_T]) -> Iterator[_T]:
         errors = stream.result.errors
         shown = given = 0
-        for record in stream:
+        for item in items:
             shown = _show(errors, shown)
             given += 1
-            yield record
+            yield item
         _show(errors, shown)
         self.unreadable += bool(errors) or not given
 

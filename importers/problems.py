@@ -93,9 +93,18 @@ class RecordStream:
         self.result = result
         self.expected = 0
         self.records: Iterable[records_pb2.RecordFile] = ()
+        # The same records, a game that a frame holds alone as its bytes (``entries``): set
+        # for a protobuf stream read as it is iterated; one or the other is iterated, once.
+        self.encoded: Iterable[records_pb2.RecordFile | bytes] | None = None
 
     def __iter__(self) -> Iterator[records_pb2.RecordFile]:
         return iter(self.records)
+
+    def entries(self) -> Iterator[records_pb2.RecordFile | bytes]:
+        """The records, where a protobuf stream's frame holds a game alone and clean (its
+        tokens canonical, every field known, every string UTF-8) that game as its encoding,
+        which ``audit_game`` reads once instead of a message parsed here and encoded again."""
+        return iter(self.records if self.encoded is None else self.encoded)
 
     def given(self, records: list[records_pb2.RecordFile]) -> None:
         """Give records read whole."""

@@ -10,16 +10,19 @@ record. The choice made is reported as a note.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from google.protobuf.message import DecodeError, Message
 
-from chaodipi.auditor.wire import encode_varint
+from chaodipi.auditor.reading import parses_as_game
+from chaodipi.auditor.wire import LEN, encode_varint, field_tag, sole_field
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
 from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
 _RECORD_TAG = b"\x0a"  # field 1, length-delimited
+_GAME_TAG = field_tag(records_pb2.RecordFile, "game", LEN)
 
 
 def write_pb(records: Iterable[records_pb2.RecordFile]) -> bytes:
@@ -128,19 +131,23 @@ def _never_single(frames: list[_Frame]) -> bool:
     return prefix <= 4 and len(frames[0][1]) >> 3 not in _SINGLE_NUMBERS
 
 
-_Read = tuple[int, bytes, records_pb2.RecordFile | None, bool]
-"""A frame read: its start and bytes, its clean record or None, whether its tokens are known
-to be canonical."""
+_Read = tuple[int, bytes, records_pb2.RecordFile | bytes | None, bool]
+"""A frame read: its start and bytes, its clean record (or the encoding of the game it holds
+alone) or None, whether its tokens are known to be canonical."""
 _CHUNK = 64
 """Frames checked together for unknown fields and tokens: the checks cost one C parse a chunk
 instead of one a record, and memory holds a chunk's checks, not the file's."""
 
 
-def _read_frames(data: bytes, frames: list[_Frame]) -> Iterator[_Read]:
+def _read_frames(
+    data: bytes, frames: list[_Frame], games_as_bytes: bool = False
+) -> Iterator[_Read]:
     """Each frame's start and bytes, its clean RecordFile (None if it is not one), and whether
     its tokens are known to be canonical, parsed as they are asked for. A chunk of records
     whose tokens are all canonical and fields all known (``clean_records``) is read without a
-    check of each record; else each is checked alone."""
+    check of each record; else each is checked alone. ``games_as_bytes``: a frame of such a
+    chunk that holds a game alone gives the game's encoding instead of its parse, once its
+    strings are known to be UTF-8 (``parses_as_game``; its tokens, being canonical, are)."""
     kind = records_pb2.RecordFile.DESCRIPTOR
     for first in range(0, len(frames), _CHUNK):
         chunk = frames[first : first + _CHUNK]
@@ -152,6 +159,10 @@ def _read_frames(data: bytes, frames: list[_Frame]) -> Iterator[_Read]:
         )
         clean = clean_records(kind, field)
         for start, body in chunk:
+            game = sole_field(body, _GAME_TAG) if games_as_bytes and clean else None
+            if game is not None and parses_as_game(game):
+                yield start, body, game, clean
+                continue
             message = _parse(records_pb2.RecordFile, body, clean)
             assert message is None or isinstance(message, records_pb2.RecordFile)
             yield start, body, message, clean
@@ -162,7 +173,7 @@ def _stream(
     out: Collector,
     frames: Iterable[_Read],
     count: int,
-) -> Iterator[records_pb2.RecordFile]:
+) -> Iterator[records_pb2.RecordFile | bytes]:
     """A stream's records one by one; each frame that is not a clean RecordFile holding a
     record, or whose record holds a bad token, is a problem at its record number and byte."""
     clean = True
@@ -173,7 +184,11 @@ def _stream(
             out.problem(where, "expected a RecordFile message holding a game or a match")
             stream.expected -= 1
             continue
-        found = None if canonical else bad_token(message, "", json_names=False, data=body)
+        found = (
+            None
+            if canonical or isinstance(message, bytes)
+            else bad_token(message, "", json_names=False, data=body)
+        )
         if found:
             out.problem(f"{where}: {found[0]}", found[1])
             stream.expected -= 1
@@ -199,11 +214,19 @@ def stream_pb(data: bytes, file: str, strict: bool = False) -> RecordStream:
     frames = _frames(data)
     if isinstance(frames, list) and len(frames) > 1 and _never_single(frames):
         stream.expected = len(frames)
-        stream.records = _stream(stream, out, _read_frames(data, frames), len(frames))
+        # One of the two is iterated: ``stream.entries()`` or the stream itself. Frames read
+        # without games as bytes give messages only.
+        stream.encoded = _stream(stream, out, _read_frames(data, frames, True), len(frames))
+        stream.records = cast(
+            Iterator[records_pb2.RecordFile],
+            _stream(stream, out, _read_frames(data, frames), len(frames)),
+        )
         return stream
     parsed = list(_read_frames(data, frames)) if isinstance(frames, list) else []
     if parsed and all(message is not None for _, _, message, _ in parsed):
-        stream.given(list(_stream(stream, out, parsed, len(parsed))))
+        stream.given(
+            cast(list[records_pb2.RecordFile], list(_stream(stream, out, parsed, len(parsed))))
+        )
         return stream
     single = _single(data)
     if single is not None:
@@ -215,7 +238,9 @@ def stream_pb(data: bytes, file: str, strict: bool = False) -> RecordStream:
             stream.given([single[0]])
         return stream
     if len(parsed) > 1:
-        stream.given(list(_stream(stream, out, parsed, len(parsed))))
+        stream.given(
+            cast(list[records_pb2.RecordFile], list(_stream(stream, out, parsed, len(parsed))))
+        )
         return stream
     why = frames if isinstance(frames, str) else "its one frame is not a RecordFile"
     out.problem(

@@ -3,11 +3,14 @@ reported at its record and byte, the others audited, as when the file was read w
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from google.protobuf import json_format
 from typer.testing import CliRunner
 
 from chaodipi import importers
+from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.main import app
 from chaodipi.v1 import records_pb2
@@ -27,3 +30,21 @@ def test_a_bad_record_in_a_stream_is_reported_and_the_others_audited(tmp_path: P
         f"hands.pb {records[i].game.record_id} (classic)" for i in (0, 1, 3)
     ]
     assert result.stderr.splitlines() == [f"error: {expected[0]}"]
+
+
+def test_a_stream_audited_from_its_games_bytes_reports_as_the_records_do(tmp_path: Path) -> None:
+    """Games a clean frame holds alone are audited from their bytes: the same reports as the
+    records' own audits; a game whose string is not UTF-8 is still an unreadable record."""
+    records = [records_pb2.RecordFile(game=generate_hand("anhui", seed)) for seed in range(5)]
+    records[1].game.venue = "茶馆"
+    records[3].game.venue = "x"
+    data = bytearray(importers.write_pb(records))
+    at = data.index(records_pb2.GameRecord(venue="x").SerializeToString())
+    data[at + 2] = 0xFF  # not UTF-8
+    path = tmp_path / "hands.pb"
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(app, ["audit", "--json", str(path)])
+    assert result.exit_code == 2
+    assert "record 4 (byte " in result.stderr
+    expected = [json_format.MessageToDict(audit_game(records[i].game)) for i in (0, 1, 2, 4)]
+    assert json.loads(result.stdout) == expected

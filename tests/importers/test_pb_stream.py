@@ -12,7 +12,7 @@ from google.protobuf.message import DecodeError
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.auditor.wire import encode_varint
-from chaodipi.importers.protobin import _RECORD_TAG, _clean, stream_pb, write_pb
+from chaodipi.importers.protobin import _CHUNK, _RECORD_TAG, _clean, stream_pb, write_pb
 from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
@@ -177,3 +177,51 @@ def test_stream_gives_what_load_gives(tmp_path: Path) -> None:
         stream = importers.stream(file)
         assert list(stream) == loaded.records
         assert stream.result.errors == loaded.errors and stream.result.notes == loaded.notes
+
+
+def _entries_as_records(stream: importers.RecordStream) -> list[records_pb2.RecordFile]:
+    return [
+        records_pb2.RecordFile(game=records_pb2.GameRecord.FromString(entry))
+        if isinstance(entry, bytes)
+        else entry
+        for entry in stream.entries()
+    ]
+
+
+def test_entries_give_a_clean_game_as_its_bytes_and_the_same_records_and_problems() -> None:
+    records = _records(_CHUNK + 2)
+    records[2] = records_pb2.RecordFile(match=generate_match("classic", seed=1, max_hands=2))
+    records[1].game.venue = "茶馆"  # not ASCII, and valid
+    records[_CHUNK].game.tricks[2].plays[0].cards[0] = "ZZ"  # not a card
+    data = write_pb(records)
+    whole = stream_pb(data, "s.pb")
+    expected = list(whole)
+    stream = stream_pb(data, "s.pb")
+    entries = list(stream.entries())
+    kinds = ["bytes" if isinstance(entry, bytes) else "message" for entry in entries]
+    # The first chunk clean, its games as bytes (a match as a message); the second, with the
+    # odd token, as messages (the odd one a problem).
+    assert kinds == ["bytes"] * 2 + ["message"] + ["bytes"] * (_CHUNK - 3) + ["message"]
+    assert stream.result.errors == whole.result.errors  # the odd token's record
+    assert len(stream.result.errors) == 1
+    assert stream.result.notes == whole.result.notes and stream.expected == whole.expected
+    again = stream_pb(data, "s.pb")
+    assert _entries_as_records(again) == expected
+
+
+def test_entries_give_a_game_whose_string_is_not_utf8_as_a_problem() -> None:
+    records = _records(4)
+    venue = records_pb2.GameRecord(venue="x").SerializeToString()  # tag, length 1, "x"
+    records[2].game.venue = "x"
+    data = bytearray(write_pb(records))
+    at = data.index(venue)
+    data[at + 2] = 0xFF  # the venue's one byte: not UTF-8 (the shadow reads it as bytes)
+    stream = stream_pb(bytes(data), "s.pb")
+    entries = list(stream.entries())
+    assert len(entries) == 3 and all(isinstance(entry, bytes) for entry in entries)
+    assert [(e.location, e.message) for e in stream.result.errors] == [
+        (
+            f"record 3 (byte {sum(len(r.SerializeToString()) + 2 for r in records[:2])})",
+            "expected a RecordFile message holding a game or a match",
+        )
+    ]
