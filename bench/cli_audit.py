@@ -6,11 +6,12 @@ temporary file, then times, in this process and on one core (CPU time, best of `
 - the command itself, ``chaodipi audit FILE`` (with ``--json``: ``chaodipi audit --json
   FILE``) run through the CLI app in-process with its output sent to ``/dev/null``
   (start-up excluded: the CLI is imported before the clock starts), split into its parts:
-  reading the file as the command does (``importers.stream``: format detection, framing,
-  parsing each record and dropping it, unknown-field and token checks), auditing every
-  record, and the reports built and printed;
-- the in-process audit of the same records (``audit_game`` + ``SerializeToString``, as
-  ``bench/audit.py`` measures it).
+  reading the file as the command does (``importers.stream(…).entries()``: format detection,
+  framing, unknown-field and token checks, each record parsed, or a game a clean frame holds
+  alone given as its bytes, and dropped), auditing every record as the command does, and the
+  reports built and printed;
+- the in-process audit of the same records (``audit_game`` of each record's bytes +
+  ``SerializeToString``, as ``bench/audit.py`` measures it).
 
     python bench/cli_audit.py [--hands 2000] [--format pb] [--rounds 3] [--json]
 
@@ -52,8 +53,9 @@ def main() -> None:
         path = Path(folder) / f"hands{SUFFIXES[args.format]}"
         importers.write(records, path, args.format)
         size = path.stat().st_size
-        games = [entry.game for entry in importers.load(path).records]
-        blobs = [game.SerializeToString() for game in games]
+        # What the command audits: a pb stream's clean games as their bytes, else records.
+        entries = list(importers.stream(path).entries())
+        blobs = [entry.game.SerializeToString() for entry in importers.load(path).records]
 
         def command() -> None:
             with open("/dev/null", "w") as null, contextlib.redirect_stdout(null):
@@ -61,16 +63,16 @@ def main() -> None:
                 app(["audit", *(["--json"] if args.json else []), str(path)], standalone_mode=False)
 
         def load() -> None:
-            for _ in importers.stream(path):
+            for _ in importers.stream(path).entries():
                 pass
 
         def audit_loaded() -> None:
-            for game in games:
-                audit_game(game)
+            for entry in entries:
+                audit_game(entry if isinstance(entry, bytes) else entry.game)
 
         def in_process() -> None:
             for blob in blobs:
-                audit_game(records_pb2.GameRecord.FromString(blob)).SerializeToString()
+                audit_game(blob).SerializeToString()
 
         command()  # warm: the command's own lazy imports are start-up, not work
         cli_s = best_cpu(args.rounds, command)
