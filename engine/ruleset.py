@@ -510,6 +510,15 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
             f"{where}.throw.penalty_per_card: {penalty} is not a multiple of 5 from 0"
         )
     _validate_bands(ruleset.level.bands, f"{where}.level.bands")
+    if ruleset.level.match_points:
+        # Match points go to one side or the other: a band that swaps the deal, or ends the
+        # match, names no side to score.
+        for i, band in enumerate(ruleset.level.bands):
+            if band.outcome not in (Outcome.DEALER_UP, Outcome.DEFENDERS_UP):
+                raise RulesetError(
+                    f"{where}.level.bands[{i}].outcome: {band.outcome} gives no side match "
+                    "points (with level.match_points, each band is dealer_up or defenders_up)"
+                )
     _validate_bidding(ruleset, f"{where}.bidding")
 
 

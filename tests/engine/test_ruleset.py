@@ -146,6 +146,8 @@ def test_ruleset_json_house_variant_overrides_a_preset(tmp_path: Path) -> None:
         ({"level": {"bands": [{"lo": 0, "hi": 40, "outcome": "swap"}]}}, "level.bands"),
         ({"level": {"bands": [{"lo": 0, "outcome": "win"}]}}, "level.bands[0]"),
         ({"trump": "S"}, "ruleset.trump"),
+        # classic's 80-95 band swaps the deal: no side to give match points (R-LEVEL).
+        ({"level": {"match_points": True}}, "level.bands[4].outcome"),
     ],
 )
 def test_ruleset_bad_override_names_the_field(override: dict[str, object], field: str) -> None:

@@ -115,6 +115,24 @@ def test_overrides_that_break_the_score_are_a_rejection(overrides: str, where: s
     assert report.rejections[0].description.startswith(f"{where}: ")
 
 
+def test_match_points_over_bands_that_name_no_side_are_a_rejection() -> None:
+    overrides = '{"level": {"match_points": true}}'  # classic's 80-95 band swaps the deal
+    record = hand("classic", 1)
+    record.ruleset_overrides_json = overrides
+    match_record = match("classic", 1)
+    match_record.ruleset_overrides_json = overrides
+    expected = [
+        (
+            "ruleset_overrides_json",
+            "ruleset.level.bands[4].outcome: swap gives no side match points "
+            "(with level.match_points, each band is dealer_up or defenders_up)",
+        )
+    ]
+    assert [(v.field, v.description) for v in audit_game(record).rejections] == expected
+    match_report = audit_match(match_record)
+    assert [(v.field, v.description) for v in match_report.rejections] == expected
+
+
 @pytest.mark.parametrize("overrides", ["[" * 5000, '{"a":' * 3000, "1" * 5000])
 def test_overrides_too_deep_or_too_long_a_number_are_a_rejection(overrides: str) -> None:
     record = hand("anhui", 1)
