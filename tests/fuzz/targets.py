@@ -29,7 +29,14 @@ from typing import Any, ClassVar, Protocol
 
 from chaodipi.auditor import CODES, audit_game, audit_match
 from chaodipi.engine.presets import get_ruleset
-from chaodipi.importers import ImportFailed, ImportProblem, ImportResult, dumps, load_bytes
+from chaodipi.importers import (
+    ImportFailed,
+    ImportProblem,
+    ImportResult,
+    dumps,
+    load_bytes,
+    stream_pb,
+)
 from chaodipi.importers.annotate import export_text
 from chaodipi.importers.notation import format_records, read_text
 from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, card, rank
@@ -129,6 +136,8 @@ def check_game(
     ruleset = None if audit_as is None else get_ruleset(audit_as)
     report = audit_game(record, ruleset=ruleset, steps=with_steps)
     check_report(report, record)
+    data = record.SerializeToString()
+    assert audit_game(data, ruleset=ruleset, steps=with_steps) == report, "bytes audit otherwise"
     return report
 
 
@@ -320,12 +329,17 @@ class PbCase(EncodedCase):
             data = getattr(record, which or "game").SerializeToString()
         else:
             data = dumps([record] * (2 if self.framing == "stream2" else 1), "pb")
-        check_import(
-            fold(BYTE_EDITS, data, self.edits),
-            "fuzz.pb",
-            "auto" if self.source.seed % 2 else "pb",
-            self.strict,
-        )
+        edited = fold(BYTE_EDITS, data, self.edits)
+        check_import(edited, "fuzz.pb", "auto" if self.source.seed % 2 else "pb", self.strict)
+        # A stream's entries (a clean game as its bytes) are its records, with its problems.
+        records, entries = stream_pb(edited, "fuzz.pb"), stream_pb(edited, "fuzz.pb")
+        assert [
+            records_pb2.RecordFile(game=records_pb2.GameRecord.FromString(entry))
+            if isinstance(entry, bytes)
+            else entry
+            for entry in entries.entries()
+        ] == list(records), "a stream's entries are not its records"
+        assert entries.result.errors == records.result.errors, "entries with other problems"
 
     @classmethod
     def draw(cls, rng: random.Random) -> PbCase:
