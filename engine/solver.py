@@ -1009,7 +1009,10 @@ class Solver:
         the bounds proved and the best option go back into ``entry``."""
         self.nodes += 1
         if self.nodes > self.budget:
-            raise BudgetExceeded(f"the search visited more than {self.budget:,} positions")
+            raise BudgetExceeded(
+                f"the search visited more than {self.budget:,} "
+                f"position{'' if self.budget == 1 else 's'}"
+            )
         if not self.nodes & 4095 and self.stopped is not None and self.stopped():
             raise BudgetExceeded("the search was stopped (its call was cancelled or timed out)")
         options, classes, first = entry.options, entry.classes, entry.best
