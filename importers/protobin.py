@@ -174,8 +174,9 @@ def _stream(
     frames: Iterable[_Read],
     count: int,
 ) -> Iterator[records_pb2.RecordFile | bytes]:
-    """A stream's records one by one; each frame that is not a clean RecordFile holding a
-    record, or whose record holds a bad token, is a problem at its record number and byte."""
+    """A stream's records one by one (a game as its bytes where ``frames`` gives them so); each
+    frame that is not a clean RecordFile holding a record, or whose record holds a bad token,
+    is a problem at its record number and byte."""
     clean = True
     for i, (start, body, message, canonical) in enumerate(frames):
         where = f"record {i + 1} (byte {start})"
