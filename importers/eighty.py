@@ -97,8 +97,9 @@ def _trump(value: Any, path: str) -> records_pb2.Trump:
     suit = trump.get("suit")
     if suit is None:
         return records_pb2.Trump(level=level, suit=records_pb2.SUIT_NO_TRUMP)
-    if suit not in _SUITS:
-        raise RecordError(f"{path}.suit", f"expected S, H, D, C or null, found {suit!r}")
+    if not isinstance(suit, str) or suit not in _SUITS:
+        found = repr(suit) if isinstance(suit, str) else jp.kind(suit)
+        raise RecordError(f"{path}.suit", f"expected S, H, D, C or null, found {found}")
     return records_pb2.Trump(level=level, suit=_SUITS[suit])
 
 

@@ -252,6 +252,15 @@ def test_eighty_number_beyond_32_bits_is_a_problem(
     assert message.startswith("expected a number ") and message.endswith(f"found {2**40}")
 
 
+@pytest.mark.parametrize(("suit", "found"), [({}, "an object"), ([], "an array"), (3, "a number")])
+def test_eighty_trump_suit_that_is_no_string_is_a_problem(suit: Any, found: str) -> None:
+    replay = _doc("eighty/deal-25-tricks.json")
+    replay["trump"]["suit"] = suit
+    assert _problems(json.dumps(replay), "eighty") == [
+        ("$.trump.suit", f"expected S, H, D, C or null, found {found}")
+    ]
+
+
 def test_envelope_with_corrupt_gzip_is_a_problem() -> None:
     data = bytearray(gzip.compress(_fixture("eighty/deal-25-tricks.json").encode(), mtime=0))
     data[10] ^= 0xFF  # the first byte of the deflate stream: zlib.error, not BadGzipFile
