@@ -93,6 +93,14 @@ WILD_JSON: tuple[Any, ...] = (
     {"": None},
     {"seq": 1, "type": "x"},
 )
+
+
+def _wild_json(rng: random.Random) -> Any:
+    """One of ``WILD_JSON``, a copy: a document that holds it may be edited again (a list
+    extended, a value put inside itself), and the next case must find ``WILD_JSON`` as it was."""
+    return copy.deepcopy(rng.choice(WILD_JSON))
+
+
 JSON_SNIPPETS = (
     "[" * 3000,
     '{"a":' * 2000,
@@ -437,7 +445,7 @@ def _override_value(rng: random.Random, current: Any) -> Any:
     """Another value of the field's own kind, a near miss or something of another type."""
     roll = rng.random()
     if roll < 0.4:
-        return rng.choice(WILD_JSON)
+        return _wild_json(rng)
     if isinstance(current, bool):
         return not current
     if isinstance(current, int):
@@ -688,14 +696,14 @@ def _nudge(value: Any, rng: random.Random) -> Any:
         return value + rng.choice((-1, 1, 54, -54, 108, -value - 1, 2**31))
     if isinstance(value, str):
         return rng.choice((value.upper(), value[:-1], value + value, value + "x", str(len(value))))
-    return rng.choice(WILD_JSON)
+    return _wild_json(rng)
 
 
 def mutate_json(doc: Any, rng: random.Random) -> Any:
     """One structural change at a random place of a JSON value; returns the (new) root."""
     path = _path(doc, rng)
     if not path:
-        return rng.choice(WILD_JSON)
+        return _wild_json(rng)
     parent, key = rng.choice(path)
     value = parent[key]
     op = rng.choices(
@@ -705,7 +713,7 @@ def mutate_json(doc: Any, rng: random.Random) -> Any:
     if op == "delete":
         del parent[key]
     elif op == "wild":
-        parent[key] = rng.choice(WILD_JSON)
+        parent[key] = _wild_json(rng)
     elif op == "nudge":
         parent[key] = _nudge(value, rng)
     elif op == "duplicate" and isinstance(parent, list):
