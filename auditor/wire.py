@@ -190,22 +190,39 @@ def encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-def sole_field(data: bytes, tag: int) -> bytes | None:
-    """The bytes of a message's one length-delimited field, when ``data`` is that field alone
-    (its tag, its length, its bytes), else None: a ``RecordFile`` holding only its game gives
-    the game's encoding without a parse.
+def read_varint(data: bytes, pos: int = 0) -> tuple[int, int] | None:
+    """The base-128 varint at ``pos`` and the position after it, or None when it is cut off or
+    longer than the 10 bytes of a 64-bit value.
 
-    >>> sole_field(b"\\x0a\\x02hi", 0x0A), sole_field(b"\\x0a\\x02hi\\x10\\x01", 0x0A)
-    (b'hi', None)
+    >>> read_varint(b"\\xac\\x02"), read_varint(b"\\x80")
+    ((300, 2), None)
     """
-    if not data or data[0] != tag:
-        return None
-    length, shift, i = 0, 0, 1
-    while i < len(data) and shift < 35:
-        byte = data[i]
-        i += 1
-        length |= (byte & 0x7F) << shift
+    value, shift = 0, 0
+    while pos < len(data) and shift < 70:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
         shift += 7
         if not byte & 0x80:
-            return data[i:] if len(data) - i == length else None
+            return value, pos
     return None
+
+
+_GAME_TAG: Final = field_tag(records_pb2.RecordFile, "game", LEN)
+
+
+def sole_game(data: bytes) -> bytes | None:
+    """The game's encoding when a ``RecordFile``'s bytes hold its game alone (the field's tag,
+    its length, its bytes), else None: the game without a parse.
+
+    >>> game = records_pb2.GameRecord(record_id="g1")
+    >>> data = records_pb2.RecordFile(game=game).SerializeToString()
+    >>> sole_game(data) == game.SerializeToString(), sole_game(data + b"\\x10\\x01")
+    (True, None)
+    """
+    if not data or data[0] != _GAME_TAG:
+        return None
+    length = read_varint(data, 1)
+    if length is None or len(data) - length[1] != length[0]:
+        return None
+    return data[length[1] :]

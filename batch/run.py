@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Final, Literal, Protocol
+from typing import Literal, Protocol
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
-from chaodipi.auditor.wire import LEN, encode_varint, field_tag, sole_field
+from chaodipi.auditor.wire import encode_varint, sole_game
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
@@ -98,7 +98,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int | None) -> Result:
     unit_id, digest, payload, problem = unit
     if problem:
         return Result(Row(unit_id, digest, "unreadable", error=problem))
-    body = _body(payload)
+    body = frame_body(payload)
     record = _parse(body)
     if isinstance(record, str):
         return Result(Row(unit_id, digest, "unreadable", error=record))
@@ -109,7 +109,7 @@ def _audit_unit(unit: Unit, mode: Mode, window: int | None) -> Result:
     if record.WhichOneof("record") == "game":
         game = record.game
         # The game's own bytes when the frame holds it alone (read once, not re-encoded).
-        report = audit_game(sole_field(body, _GAME_TAG) or game)
+        report = audit_game(sole_game(body) or game)
         kind, record_id, ruleset, hands = "game", game.record_id, game.ruleset, 1
         rejections = list(report.rejections)
         counts = (report.breaches, report.scoring_errors, report.warnings)
@@ -161,12 +161,9 @@ def _audit_unit(unit: Unit, mode: Mode, window: int | None) -> Result:
     )
 
 
-def _body(frame: bytes) -> bytes:
+def frame_body(frame: bytes) -> bytes:
     """A frame's bytes after its length prefix."""
     return frame[next(i for i, byte in enumerate(frame) if not byte & 0x80) + 1 :]
-
-
-_GAME_TAG: Final = field_tag(records_pb2.RecordFile, "game", LEN)
 
 
 def _parse(body: bytes) -> records_pb2.RecordFile | str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from chaodipi.batch.row import Row
-from chaodipi.batch.run import Mode, Result
+from chaodipi.batch.run import Mode, Result, frame_body
 from chaodipi.service.db import data_dir, make_engine, session_factory
 from chaodipi.service.ingest import make_audited
 from chaodipi.service.migrate import upgrade
@@ -216,8 +216,7 @@ def framed_reports(
             assert end is not None, f"{folder / FRAMED}: fewer reports than the ledger"
             f.seek(start)
             data = f.read(end - start)
-            body = data[next(i for i, byte in enumerate(data) if not byte & 0x80) + 1 :]
-            yield row, service_pb2.AuditRecordResponse.FromString(body)
+            yield row, service_pb2.AuditRecordResponse.FromString(frame_body(data))
 
 
 def default_ledger(url: str, tenant: str) -> Path:

@@ -38,9 +38,9 @@ from build_info import describe_build  # bench/, beside this script
 import chaodipi.batch.run
 from batch import _cpu_seconds, make_corpus  # bench/, beside this script
 from chaodipi.auditor import audit_game
-from chaodipi.auditor.wire import sole_field
+from chaodipi.auditor.wire import sole_game
 from chaodipi.batch import FramedSink, JsonFolderSink, LocalBackend, Summary, run_batch
-from chaodipi.batch.run import _GAME_TAG, Sink, _body
+from chaodipi.batch.run import Sink, frame_body
 from chaodipi.batch.sources import expand, units
 from chaodipi.v1 import records_pb2
 
@@ -59,9 +59,9 @@ def audit_alone(corpus: Path) -> tuple[int, float]:
     frames = [payload for _, _, payload, _ in units(expand([str(corpus)]))]
     start = time.process_time()
     for frame in frames:
-        body = _body(frame)
+        body = frame_body(frame)
         record = records_pb2.RecordFile.FromString(body)
-        audit_game(sole_field(body, _GAME_TAG) or record.game)
+        audit_game(sole_game(body) or record.game)
     return len(frames), time.process_time() - start
 
 

@@ -15,14 +15,13 @@ from typing import cast
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.reading import parses_as_game
-from chaodipi.auditor.wire import LEN, encode_varint, field_tag, sole_field
+from chaodipi.auditor.wire import encode_varint, read_varint, sole_game
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
 from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 _Frame = tuple[int, bytes]  # (offset of the length prefix, message bytes)
 _RECORD_TAG = b"\x0a"  # field 1, length-delimited
-_GAME_TAG = field_tag(records_pb2.RecordFile, "game", LEN)
 
 
 def write_pb(records: Iterable[records_pb2.RecordFile]) -> bytes:
@@ -39,16 +38,11 @@ def _frames(data: bytes) -> list[_Frame] | str:
     frames: list[_Frame] = []
     pos = 0
     while pos < len(data):
-        start, length, shift = pos, 0, 0
-        while True:
-            if pos >= len(data) or shift > 63:
-                return f"byte {start}: the length prefix is cut off or longer than 10 bytes"
-            byte = data[pos]
-            pos += 1
-            length |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                break
+        start = pos
+        prefix = read_varint(data, pos)
+        if prefix is None:
+            return f"byte {start}: the length prefix is cut off or longer than 10 bytes"
+        length, pos = prefix
         if pos + length > len(data):
             return (
                 f"byte {start}: a length of {length} runs past the end of the data "
@@ -159,7 +153,7 @@ def _read_frames(
         )
         clean = clean_records(kind, field)
         for start, body in chunk:
-            game = sole_field(body, _GAME_TAG) if games_as_bytes and clean else None
+            game = sole_game(body) if games_as_bytes and clean else None
             if game is not None and parses_as_game(game):
                 yield start, body, game, clean
                 continue
