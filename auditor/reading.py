@@ -28,11 +28,11 @@ from google.protobuf.message import DecodeError, Message
 from chaodipi.auditor.wire import (
     BID_KINDS,
     LEN,
-    NARROW_SUITS,
     SUITS_BY_PROTO,
     TOKEN_KINDS,
     VARINT,
     field_tag,
+    narrow_suits_hold,
 )
 from chaodipi.engine import (
     KINDS,
@@ -761,9 +761,8 @@ def _deck_from_wire(data: bytes, max_cards: int) -> tuple[list[int], int] | None
     kinds = (int.from_bytes(bases) + int.from_bytes(steps)).to_bytes(cards)
     if kinds.translate(None, _CARD_KINDS):
         return None  # a letter that no token has, or a sum past the last card
-    for letter, elements in NARROW_SUITS:  # a joker's letter beside its own rank only
-        if suits.count(letter) != sum(body.count(element) for element in elements):
-            return None
+    if not narrow_suits_hold(suits, ranks):
+        return None  # a joker's letter beside another rank
     return list(kinds), first_drawer
 
 

@@ -12,7 +12,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto
 from google.protobuf.message import DecodeError, Message
 
-from chaodipi.auditor.wire import NARROW_SUITS
+from chaodipi.auditor.wire import narrow_suits_hold
 from chaodipi.engine.cards import KINDS, RANK_LETTERS, CardError, card_token, parse_card
 
 CARD_EXPECTED = (
@@ -325,20 +325,16 @@ def _cards_canonical(tags: bytes, data: bytes) -> bool:
     While every element is, they start every 4 bytes, and the first one that is not has at its
     second byte a length other than 2 (a longer length's varint starts at 0x80 or more). So the
     bytes are such elements exactly when their columns (every 4th byte) hold a tag, 2, a suit
-    letter and a rank letter, each column checked whole in C, not element by element; and a
-    joker's suit letter stands only beside its rank: its elements' last three bytes, which can
-    be found nowhere else (no tag, suit or rank is 2), are counted as often as the letter.
+    letter and a rank letter, each column checked whole in C, not element by element, and a
+    joker's suit letter stands beside its own rank only (``narrow_suits_hold``).
     """
     lengths = data[1::4]
     if len(data) % 4 or lengths.count(2) != len(lengths) or data[::4].translate(None, tags):
         return False
-    suits = data[2::4]
-    if suits.translate(None, _SUIT_BYTES) or data[3::4].translate(None, _RANK_BYTES):
+    suits, ranks = data[2::4], data[3::4]
+    if suits.translate(None, _SUIT_BYTES) or ranks.translate(None, _RANK_BYTES):
         return False
-    return all(
-        suits.count(suit) == sum(data.count(element) for element in elements)
-        for suit, elements in NARROW_SUITS
-    )
+    return narrow_suits_hold(suits, ranks)
 
 
 _LEAVES: dict[type[Message], Callable[[bytes], object]] = {}
