@@ -492,14 +492,6 @@ def read_game(
     )
 
 
-def parses_as_game(data: bytes) -> bool:
-    """Whether bytes parse as a ``GameRecord`` as far as ``read_game`` parses them: all but
-    the contents of the draw order and the tricks, which it reads from their bytes (and which
-    parse too when their card tokens are canonical and no field is unknown, as the importers
-    check them)."""
-    return _parsed(_RECORD_READ, data) is not None
-
-
 def record_names(record: records_pb2.GameRecord | bytes) -> tuple[str, str]:
     """A record's id and ruleset as written, for a report that rejects it (empty when its
     bytes do not parse)."""

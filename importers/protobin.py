@@ -14,7 +14,6 @@ from typing import cast
 
 from google.protobuf.message import DecodeError, Message
 
-from chaodipi.auditor.reading import parses_as_game
 from chaodipi.auditor.wire import encode_varint, read_varint, sole_game
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
 from chaodipi.importers.tokens import bad_token, clean_records
@@ -140,8 +139,8 @@ def _read_frames(
     its tokens are known to be canonical, parsed as they are asked for. A chunk of records
     whose tokens are all canonical and fields all known (``clean_records``) is read without a
     check of each record; else each is checked alone. ``games_as_bytes``: a frame of such a
-    chunk that holds a game alone gives the game's encoding instead of its parse, once its
-    strings are known to be UTF-8 (``parses_as_game``; its tokens, being canonical, are)."""
+    chunk that holds a game alone gives the game's encoding instead of its parse (the check
+    parsed it: its strings are UTF-8, its fields of their wire types)."""
     kind = records_pb2.RecordFile.DESCRIPTOR
     for first in range(0, len(frames), _CHUNK):
         chunk = frames[first : first + _CHUNK]
@@ -154,7 +153,7 @@ def _read_frames(
         clean = clean_records(kind, field)
         for start, body in chunk:
             game = sole_game(body) if games_as_bytes and clean else None
-            if game is not None and parses_as_game(game):
+            if game is not None:
                 yield start, body, game, clean
                 continue
             message = _parse(records_pb2.RecordFile, body, clean)

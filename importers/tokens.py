@@ -255,17 +255,19 @@ def _declare_alike(
 ) -> None:
     """Declare ``field`` so that it takes the wire types ``fd`` takes, holding as little as it
     can: a message field as a singular field of type ``message`` (a type name), or as singular
-    ``bytes`` without one; a string or bytes field as singular ``bytes``; any other field with
-    its own type (an enum's as ``int32``: the same varint) and label. On the wire a singular
-    message that occurs again is merged into the first and a singular scalar is overwritten."""
+    ``bytes`` without one; a string field as a singular string (which the parser checks is
+    UTF-8 each time it occurs, as it checks the record's), a bytes field as singular ``bytes``;
+    any other field with its own type (an enum's as ``int32``: the same varint) and label. On
+    the wire a singular message that occurs again is merged into the first and a singular
+    scalar is overwritten."""
     if fd.message_type is not None and message is not None:
         field.label = FieldDescriptorProto.LABEL_OPTIONAL
         field.type = FieldDescriptorProto.TYPE_MESSAGE
         field.type_name = message
-    elif fd.message_type is not None or fd.type in (
-        FieldDescriptor.TYPE_STRING,
-        FieldDescriptor.TYPE_BYTES,
-    ):
+    elif fd.type == FieldDescriptor.TYPE_STRING:
+        field.label = FieldDescriptorProto.LABEL_OPTIONAL
+        field.type = FieldDescriptorProto.TYPE_STRING
+    elif fd.message_type is not None or fd.type == FieldDescriptor.TYPE_BYTES:
         field.label = FieldDescriptorProto.LABEL_OPTIONAL
         field.type = FieldDescriptorProto.TYPE_BYTES
     else:
@@ -388,10 +390,11 @@ def clean_records(kind: Descriptor, records: bytes) -> bool:
     unknown in the shadow is one some record's type does not know (a leaf's such field failed
     its check), and merging only adds to them, never drops any (no oneof in the shadow clears
     a field); each is at least a tag's byte, so dropping them shrinks the shadow exactly when it
-    had some. Each record is still parsed by its own type, which rejects what the shadow may
-    read (a string that is not UTF-8, read here as bytes); a chunk the shadow cannot parse (a
-    record the parser rejects, or one nested too deep for the shadow, a level deeper) is
-    checked record by record.
+    had some. The shadow declares the record's other strings as strings, so a chunk that
+    parses holds UTF-8 strings only, and a clean one canonical tokens only: a clean chunk's
+    records parse by their own types. A chunk the shadow cannot parse (a record the
+    parser rejects, or one nested too deep for the shadow, a level deeper) is checked record
+    by record.
     """
     shadow = _shadow(kind)[1]()
     try:

@@ -12,7 +12,14 @@ from google.protobuf.message import DecodeError
 from chaodipi import importers
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.auditor.wire import encode_varint
-from chaodipi.importers.protobin import _CHUNK, _RECORD_TAG, _clean, stream_pb, write_pb
+from chaodipi.importers.protobin import (
+    _CHUNK,
+    _RECORD_TAG,
+    _clean,
+    _frames,
+    stream_pb,
+    write_pb,
+)
 from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
@@ -215,10 +222,17 @@ def test_entries_give_a_game_whose_string_is_not_utf8_as_a_problem() -> None:
     records[2].game.venue = "x"
     data = bytearray(write_pb(records))
     at = data.index(venue)
-    data[at + 2] = 0xFF  # the venue's one byte: not UTF-8 (the shadow reads it as bytes)
+    data[at + 2] = 0xFF  # the venue's one byte: not UTF-8
+    # The chunk's check parses strings as strings: it fails, and each record is read alone.
+    frames = [body for _, body in _frames(bytes(data))]
+    chunk = b"".join(_RECORD_TAG + encode_varint(len(body)) + body for body in frames)
+    assert not clean_records(records_pb2.RecordFile.DESCRIPTOR, chunk)
+    frames[2] = records[2].SerializeToString()  # with the venue as it was: clean
+    chunk = b"".join(_RECORD_TAG + encode_varint(len(body)) + body for body in frames)
+    assert clean_records(records_pb2.RecordFile.DESCRIPTOR, chunk)
     stream = stream_pb(bytes(data), "s.pb")
     entries = list(stream.entries())
-    assert len(entries) == 3 and all(isinstance(entry, bytes) for entry in entries)
+    assert [entry.game for entry in entries] == [records[i].game for i in (0, 1, 3)]
     assert [(e.location, e.message) for e in stream.result.errors] == [
         (
             f"record 3 (byte {sum(len(r.SerializeToString()) + 2 for r in records[:2])})",
