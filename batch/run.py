@@ -7,6 +7,7 @@ the corpus size. ``audit_chunk`` is the one function every backend runs.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -15,11 +16,11 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal, Protocol
 
-from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
+from chaodipi.auditor.jsondict import message_dict
 from chaodipi.auditor.wire import encode_varint, sole_game
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
@@ -179,7 +180,7 @@ def _parse(body: bytes) -> records_pb2.RecordFile | str:
 
 
 def _report_json(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) -> bytes:
-    return json_format.MessageToJson(report, indent=1, ensure_ascii=False).encode()
+    return json.dumps(message_dict(report), indent=1, ensure_ascii=False).encode()
 
 
 _REPORT_TAG = b"\x0a"  # AuditRecordResponse.report: field 1, length-delimited

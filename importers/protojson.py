@@ -38,14 +38,12 @@ _MATCH_ONLY = {"matchId", "match_id", "hands", "claimedResult", "claimed_result"
 
 def write_json(records: Iterable[records_pb2.RecordFile]) -> str:
     """One pretty JSON object for a single record, else JSON Lines (one RecordFile a line)."""
-    from google.protobuf import json_format  # here: reading .pb files does without it
+    from chaodipi.auditor.jsondict import message_dict  # here: reading files does without it
 
     items = list(records)
     if len(items) == 1:
-        return json_format.MessageToJson(items[0], indent=2, ensure_ascii=False) + "\n"
-    return "".join(
-        json.dumps(json_format.MessageToDict(r), ensure_ascii=False) + "\n" for r in items
-    )
+        return json.dumps(message_dict(items[0]), indent=2, ensure_ascii=False) + "\n"
+    return "".join(json.dumps(message_dict(r), ensure_ascii=False) + "\n" for r in items)
 
 
 def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:

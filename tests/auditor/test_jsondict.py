@@ -1,0 +1,230 @@
+"""``message_dict`` gives what ``json_format.MessageToDict`` gives: the same dict, keys in the
+same order, for the reports of every ruleset and for a message of every kind of field."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from google.protobuf import (
+    descriptor_pb2,
+    descriptor_pool,
+    json_format,
+    message_factory,
+    struct_pb2,
+    timestamp_pb2,
+    wrappers_pb2,
+)
+from google.protobuf.descriptor_pb2 import FieldDescriptorProto as F
+from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chaodipi.auditor import audit_game, audit_match
+from chaodipi.auditor.faults import plant_any
+from chaodipi.auditor.generate import generate_hand, generate_match
+from chaodipi.auditor.jsondict import message_dict
+from chaodipi.engine.presets import BUILTIN
+
+
+def _same(message: Message) -> None:
+    expected = json_format.MessageToDict(message)
+    found = message_dict(message)
+    assert found == expected
+    # The same key order: the same JSON text.
+    assert json.dumps(found, ensure_ascii=False) == json.dumps(expected, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("ruleset", sorted(BUILTIN))
+def test_reports_of_every_ruleset_are_written_as_message_to_dict_writes_them(
+    ruleset: str,
+) -> None:
+    rng = random.Random(ruleset)
+    for seed in range(12):
+        hand = generate_hand(ruleset, seed)
+        if seed % 2:
+            hand, _ = plant_any(hand, rng)  # findings, details maps, positions
+        _same(audit_game(hand, steps=seed % 3 == 0))
+    broken = generate_hand(ruleset, 99)
+    broken.tricks[2].plays[1].cards.append("??")  # a rejection
+    _same(audit_game(broken))
+    _same(audit_match(generate_match(ruleset, 5)))
+
+
+_POOL = descriptor_pool.DescriptorPool()
+for _module in (timestamp_pb2, struct_pb2, wrappers_pb2):
+    _file = descriptor_pb2.FileDescriptorProto()
+    _module.DESCRIPTOR.CopyToProto(_file)
+    _POOL.Add(_file)
+
+_SCALARS = {
+    "f_int32": F.TYPE_INT32,
+    "f_int64": F.TYPE_INT64,
+    "f_uint32": F.TYPE_UINT32,
+    "f_uint64": F.TYPE_UINT64,
+    "f_sint64": F.TYPE_SINT64,
+    "f_fixed64": F.TYPE_FIXED64,
+    "f_sfixed32": F.TYPE_SFIXED32,
+    "f_bool": F.TYPE_BOOL,
+    "f_string": F.TYPE_STRING,
+    "f_bytes": F.TYPE_BYTES,
+    "f_float": F.TYPE_FLOAT,
+    "f_double": F.TYPE_DOUBLE,
+}
+
+
+def _every_kind() -> type[Message]:
+    """A proto3 message with a field of every kind: each scalar type singular, repeated and
+    optional, an enum, nested and recursive messages, maps of several key and value types,
+    a oneof, and well-known types."""
+    file = descriptor_pb2.FileDescriptorProto(
+        name="every_kind.proto",
+        package="kinds",
+        syntax="proto3",
+        dependency=[
+            "google/protobuf/timestamp.proto",
+            "google/protobuf/struct.proto",
+            "google/protobuf/wrappers.proto",
+        ],
+    )
+    file.enum_type.add(name="Colour").value.extend(
+        [
+            descriptor_pb2.EnumValueDescriptorProto(name="COLOUR_UNSET", number=0),
+            descriptor_pb2.EnumValueDescriptorProto(name="COLOUR_RED", number=1),
+            descriptor_pb2.EnumValueDescriptorProto(name="COLOUR_GREEN", number=2),
+        ]
+    )
+    kind = file.message_type.add(name="Every")
+    kind.oneof_decl.add(name="choice")
+    kind.oneof_decl.add(name="_o_int32")  # proto3 optional's own oneof: after the others
+    number = 0
+
+    def add(name: str, type_: int, label: int = F.LABEL_OPTIONAL, **more: object) -> None:
+        nonlocal number
+        number += 1
+        kind.field.add(name=name, number=number, type=type_, label=label, **more)  # type: ignore[arg-type]
+
+    for name, type_ in _SCALARS.items():
+        add(name, type_)
+        add(f"r_{name}", type_, F.LABEL_REPEATED)
+    add("f_colour", F.TYPE_ENUM, type_name=".kinds.Colour")
+    add("r_colour", F.TYPE_ENUM, F.LABEL_REPEATED, type_name=".kinds.Colour")
+    add("o_int32", F.TYPE_INT32, proto3_optional=True, oneof_index=1)
+    add("child", F.TYPE_MESSAGE, type_name=".kinds.Every")
+    add("children", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Every")
+    add("when", F.TYPE_MESSAGE, type_name=".google.protobuf.Timestamp")
+    add("extra", F.TYPE_MESSAGE, type_name=".google.protobuf.Struct")
+    add("maybe", F.TYPE_MESSAGE, type_name=".google.protobuf.Int64Value")
+    for name, key, value, value_type in (
+        ("m_string", F.TYPE_STRING, F.TYPE_STRING, ""),
+        ("m_int64", F.TYPE_INT64, F.TYPE_STRING, ""),
+        ("m_bool", F.TYPE_BOOL, F.TYPE_BOOL, ""),
+        ("m_every", F.TYPE_INT32, F.TYPE_MESSAGE, ".kinds.Every"),
+        ("m_colour", F.TYPE_UINT32, F.TYPE_ENUM, ".kinds.Colour"),
+    ):
+        entry_name = "".join(part.title() for part in name.split("_")) + "Entry"
+        entry = kind.nested_type.add(name=entry_name)
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, label=F.LABEL_OPTIONAL, type=key)
+        entry.field.add(name="value", number=2, label=F.LABEL_OPTIONAL, type=value)
+        if value_type:
+            entry.field[1].type_name = value_type
+        add(name, F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=f".kinds.Every.{entry_name}")
+    add("c_string", F.TYPE_STRING, oneof_index=0)
+    add("c_child", F.TYPE_MESSAGE, oneof_index=0, type_name=".kinds.Every")
+    _POOL.Add(file)
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kinds.Every"))
+
+
+Every = _every_kind()
+
+_VALUES = {
+    F.TYPE_INT32: st.integers(-(2**31), 2**31 - 1),
+    F.TYPE_SFIXED32: st.integers(-(2**31), 2**31 - 1),
+    F.TYPE_UINT32: st.integers(0, 2**32 - 1),
+    F.TYPE_INT64: st.integers(-(2**63), 2**63 - 1),
+    F.TYPE_SINT64: st.integers(-(2**63), 2**63 - 1),
+    F.TYPE_UINT64: st.integers(0, 2**64 - 1),
+    F.TYPE_FIXED64: st.integers(0, 2**64 - 1),
+    F.TYPE_BOOL: st.booleans(),
+    F.TYPE_STRING: st.text(max_size=6),
+    F.TYPE_BYTES: st.binary(max_size=6),
+    F.TYPE_FLOAT: st.floats(width=32),
+    F.TYPE_DOUBLE: st.floats(),
+}
+
+
+@st.composite
+def _every(draw: st.DrawFn, depth: int = 0) -> Message:
+    message = Every()
+    for name, type_ in _SCALARS.items():
+        if draw(st.booleans()):
+            setattr(message, name, draw(_VALUES[type_]))
+        getattr(message, f"r_{name}").extend(draw(st.lists(_VALUES[type_], max_size=3)))
+    colours = st.integers(0, 4)  # 3 and 4: numbers the enum does not name
+    if draw(st.booleans()):
+        message.f_colour = draw(colours)
+    message.r_colour.extend(draw(st.lists(colours, max_size=3)))
+    if draw(st.booleans()):
+        message.o_int32 = draw(st.sampled_from([0, 7]))  # set to its default: still written
+    if depth < 2:
+        if draw(st.booleans()):
+            message.child.CopyFrom(draw(_every(depth + 1)))
+        for child in draw(st.lists(_every(depth + 1), max_size=2)):
+            message.children.add().CopyFrom(child)
+        for key in draw(st.lists(st.integers(-3, 3), max_size=2)):
+            message.m_every[key].CopyFrom(draw(_every(depth + 1)))
+        if draw(st.booleans()):
+            message.c_child.CopyFrom(draw(_every(depth + 1)))
+    if draw(st.booleans()):
+        message.c_string = draw(st.text(max_size=3))
+    for key in draw(st.lists(st.text(max_size=3), max_size=3)):
+        message.m_string[key] = draw(st.text(max_size=3))
+    for key in draw(st.lists(_VALUES[F.TYPE_INT64], max_size=2)):
+        message.m_int64[key] = draw(_VALUES[F.TYPE_STRING])
+    for key in draw(st.lists(st.booleans(), max_size=2)):
+        message.m_bool[key] = draw(st.booleans())
+    for key in draw(st.lists(st.integers(0, 9), max_size=2)):
+        message.m_colour[key] = draw(colours)
+    if draw(st.booleans()):
+        message.when.seconds = draw(st.integers(0, 2**33))
+        message.when.nanos = draw(st.integers(0, 999_999_999))
+    if draw(st.booleans()):
+        number = draw(st.floats(allow_nan=False, allow_infinity=False))
+        message.extra.update({"a": number, "b": [True, None, "x"]})
+    if draw(st.booleans()):
+        message.maybe.value = draw(_VALUES[F.TYPE_INT64])
+    return message
+
+
+@settings(max_examples=150, deadline=None)
+@given(_every())
+def test_a_message_of_every_kind_of_field_is_written_as_message_to_dict_writes_it(
+    message: Message,
+) -> None:
+    _same(message)  # NaN and the infinities are strings in both: the dicts compare
+
+
+def test_infinities_nans_and_the_shortest_float_are_written_as_message_to_dict_writes_them() -> (
+    None
+):
+    message = Every(f_float=0.1, f_double=float("-inf"))
+    message.r_f_float.extend([float("nan"), float("inf"), 3.4e38, 1e-45])
+    message.r_f_double.extend([float("nan"), 0.1, -0.0])
+    found = message_dict(message)
+    assert found["fFloat"] == 0.1  # float32's 0.1, written as its shortest decimal
+    assert found["fDouble"] == "-Infinity"
+    assert json.dumps(found) == json.dumps(json_format.MessageToDict(message))
+
+
+def test_well_known_types_keep_their_own_json_forms() -> None:
+    message = Every()
+    message.when.FromJsonString("2026-12-05T15:00:00.5Z")
+    message.maybe.value = 2**60
+    message.extra.update({"k": [1, "two"]})
+    found = message_dict(message)
+    assert found["when"] == "2026-12-05T15:00:00.500Z"
+    assert found["maybe"] == str(2**60)
+    assert found["extra"] == {"k": [1.0, "two"]}
+    assert found == json_format.MessageToDict(message)
