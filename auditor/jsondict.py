@@ -38,8 +38,8 @@ _Convert = Callable[[Any], Any]
 _Plan = dict[FieldDescriptor, tuple[str, _Convert | None]]
 """By field, its JSON name and how its value is written (None: as it is)."""
 
-_PLANS: Final[dict[Descriptor, _Plan]] = {}
-"""Each message type's plan, made when first met (``_plan``)."""
+_PLANS: Final[dict[type[Message], _Plan]] = {}
+"""Each message class's plan, made when first met (``_plan``)."""
 _THEIRS: Final[_Plan] = {}
 """The plan of a type ``MessageToDict`` writes."""
 
@@ -65,11 +65,11 @@ def message_dict(message: Message) -> dict[str, Any]:
 
 
 def _message_json(message: Message) -> Any:
-    # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
-    descriptor = cast(Descriptor, message.DESCRIPTOR)
-    plan = _PLANS.get(descriptor)
+    kind = type(message)
+    plan = _PLANS.get(kind)
     if plan is None:
-        plan = _PLANS[descriptor] = _plan(descriptor)
+        # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
+        plan = _PLANS[kind] = _plan(cast(Descriptor, message.DESCRIPTOR))
     if plan is _THEIRS:
         return _their_json(message)
     out: dict[str, Any] = {}

@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 from build_info import describe_build  # bench/, beside this script
-from google.protobuf import json_format
 from timing import best_cpu
 
 from chaodipi import importers
 from chaodipi.auditor import audit_game
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.cli.main import _ReportPrinter, app
+from chaodipi.auditor.jsondict import message_dict
+from chaodipi.cli.main import _JsonArray, _ReportPrinter, app
 from chaodipi.v1 import audit_pb2, records_pb2
 
 SUFFIXES = {"pb": ".pb", "json": ".jsonl", "text": ".txt"}
@@ -88,7 +87,10 @@ def main() -> None:
             reports = next(fresh)
             with open("/dev/null", "w") as null, contextlib.redirect_stdout(null):
                 if args.json:
-                    json.dump([json_format.MessageToDict(r) for r in reports], sys.stdout)
+                    array = _JsonArray()
+                    for report in reports:
+                        array.add(message_dict(report))
+                    array.close()
                 else:
                     printer = _ReportPrinter()
                     for report in reports:

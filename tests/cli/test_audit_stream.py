@@ -48,3 +48,15 @@ def test_a_stream_audited_from_its_games_bytes_reports_as_the_records_do(tmp_pat
     assert "record 4 (byte " in result.stderr
     expected = [json_format.MessageToDict(audit_game(records[i].game)) for i in (0, 1, 2, 4)]
     assert json.loads(result.stdout) == expected
+    lines = result.stdout.splitlines()  # an array of a report a line
+    assert lines[0] == "[" and lines[-1] == "]" and len(lines) == 2 + len(expected)
+    assert [json.loads(line.removesuffix(",")) for line in lines[1:-1]] == expected
+
+
+def test_json_of_a_file_without_a_readable_record_is_an_empty_array(tmp_path: Path) -> None:
+    path = tmp_path / "empty.pb"
+    path.write_bytes(b"\x03abc")  # one frame, not a record
+    result = CliRunner().invoke(app, ["audit", "--json", str(path)])
+    assert result.exit_code == 2
+    assert result.stdout == "[]\n"
+    assert json.loads(result.stdout) == []
