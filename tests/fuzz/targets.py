@@ -5,7 +5,8 @@
 
 - ``audit_game`` / ``audit_match`` return a report; a report with rejections has nothing
   computed and every rejection names a field that exists in the record; every finding's code
-  is in ``auditor.codes.CODES`` with its severity, and the counts add up;
+  is in ``auditor.codes.CODES`` with its severity, and the counts add up; the report's JSON
+  dict (``message_dict``) is ``json_format.MessageToDict``'s;
 - the record serializes and gets the service's content hash;
 - every importer (pb, json, text, eighty, botzone, godot, auto-detected) returns records and
   problems naming a location, never raises in lenient mode and raises only ``ImportFailed``
@@ -27,7 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from google.protobuf import json_format
+
 from chaodipi.auditor import CODES, audit_game, audit_match
+from chaodipi.auditor.jsondict import message_dict
 from chaodipi.engine.presets import get_ruleset
 from chaodipi.importers import (
     ImportFailed,
@@ -119,6 +123,7 @@ def check_report(report: audit_pb2.AuditReport, record: Any, prefix: str = "") -
         counts[SEVERITY_COUNTS[finding.severity]] += 1
     assert (report.breaches, report.scoring_errors, report.warnings) == tuple(counts.values())
     report.SerializeToString()
+    assert message_dict(report) == json_format.MessageToDict(report), "JSON dict otherwise"
 
 
 def check_hash(record: records_pb2.GameRecord | records_pb2.MatchRecord) -> None:
@@ -167,6 +172,7 @@ def check_match(
     for finding in report.findings:
         assert finding.code in CODES, f"unknown finding code {finding.code!r}"
     report.SerializeToString()
+    assert message_dict(report) == json_format.MessageToDict(report), "JSON dict otherwise"
     return report
 
 
