@@ -166,7 +166,8 @@ class _JsonArray:
 
     def __init__(self) -> None:
         self.written = 0
-        self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        # Elements are trees fresh from ``message_dict``: no cycle to look for.
+        self._encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
     def add(self, element: object) -> None:
         sys.stdout.write(("[\n" if not self.written else ",\n") + self._encode(element))
