@@ -240,6 +240,8 @@ def format_records(records: Iterable[records_pb2.RecordFile]) -> str:
 
 
 def _strip_comment(line: str) -> str:
+    if "#" not in line:  # most lines: no comment to find
+        return line.strip()
     quoted = escaped = False
     for i, ch in enumerate(line):
         if escaped:

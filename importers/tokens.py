@@ -52,10 +52,21 @@ RANK_FIELDS = frozenset(
 
 def card(token: str) -> str:
     """The canonical upper-case token of a card token; raises ``ValueError`` if it is not one."""
-    try:
-        return card_token(parse_card(token))
-    except CardError:
-        raise ValueError(f"bad card token {token!r}: {CARD_EXPECTED}") from None
+    canonical = _CARD_SPELLINGS.get(token)
+    if canonical is None:
+        try:
+            canonical = card_token(parse_card(token))
+        except CardError:
+            raise ValueError(f"bad card token {token!r}: {CARD_EXPECTED}") from None
+        if len(token) <= 3:
+            _CARD_SPELLINGS[token] = canonical
+    return canonical
+
+
+_CARD_SPELLINGS: dict[str, str] = {}
+"""The card tokens of at most 3 characters ``card`` has read, each with its canonical token: a
+notation file's cards are a few spellings read again and again. Only cards are kept, and they
+are a few hundred at most (each card in its cases, ``10`` for ``T``)."""
 
 
 def rank(token: str) -> str:
