@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
@@ -46,14 +46,18 @@ def write_json(records: Iterable[records_pb2.RecordFile]) -> str:
     return "".join(json.dumps(message_dict(r), ensure_ascii=False) + "\n" for r in items)
 
 
-def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
+def _scalar(fd: FieldDescriptor, value: Any, path: str) -> Any:
+    """``value`` as field ``fd`` holds it (a number written as digits read as a number, an enum
+    name as its number), or ``RecordError`` naming what the field expects."""
     if fd.type == FieldDescriptor.TYPE_STRING:
         if not isinstance(value, str):
             raise RecordError(path, f"expected a string, found {kind(value)}")
-    elif fd.type == FieldDescriptor.TYPE_BOOL:
+        return value
+    if fd.type == FieldDescriptor.TYPE_BOOL:
         if not isinstance(value, bool):
             raise RecordError(path, f"expected true or false, found {kind(value)}")
-    elif fd.type in _INTS:
+        return value
+    if fd.type in _INTS:
         number = value
         if isinstance(value, str) and value.lstrip("-").isdigit():
             with contextlib.suppress(ValueError):  # digits int() cannot read: "²", 4,301 of them
@@ -64,33 +68,57 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> None:
             raise RecordError(path, f"expected a whole number, found {kind(value)}")
         if fd.type == FieldDescriptor.TYPE_INT32 and not -(2**31) <= number < 2**31:
             raise RecordError(path, f"expected a 32-bit whole number, found {number}")
-    elif fd.type == FieldDescriptor.TYPE_ENUM:
-        enum = fd.enum_type
-        assert enum is not None
-        names = [v.name for v in enum.values]
-        if isinstance(value, str) and value not in names:
-            raise RecordError(path, f"expected one of {', '.join(names)}, found {value!r}")
-        if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RecordError(path, f"expected an enum name ({names[1]}, ...), found {kind(value)}")
-        if isinstance(value, int) and not -INT32 - 1 <= value <= INT32:
-            raise RecordError(path, f"expected an enum name or a 32-bit number, found {value}")
+        return number
+    assert fd.type == FieldDescriptor.TYPE_ENUM  # the records' fields are of these types only
+    enum = fd.enum_type
+    assert enum is not None
+    if isinstance(value, str):
+        found = enum.values_by_name.get(value)
+        if found is None:
+            names = ", ".join(v.name for v in enum.values)
+            raise RecordError(path, f"expected one of {names}, found {value!r}")
+        return found.number
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(
+            path, f"expected an enum name ({enum.values[1].name}, ...), found {kind(value)}"
+        )
+    if not -INT32 - 1 <= value <= INT32:
+        raise RecordError(path, f"expected an enum name or a 32-bit number, found {value}")
+    return value
 
 
-def _check(descriptor: Descriptor, value: Any, path: str) -> None:
-    """Raise ``RecordError`` at the first place ``value`` does not fit ``descriptor``."""
+def _keys(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
+    """A message type's fields by the keys that name them in JSON: JSON and proto names."""
+    fields = _KEYS.get(descriptor.full_name)
+    if fields is None:
+        fields = _KEYS[descriptor.full_name] = {}
+        for fd in descriptor.fields:
+            fields[fd.json_name] = fd
+            fields[fd.name] = fd
+    return fields
+
+
+_KEYS: dict[str, dict[str, FieldDescriptor]] = {}
+
+
+def _read(message: Message, value: Any, path: str) -> None:
+    """Set ``value``, the JSON form of ``message``'s type, into ``message`` as
+    ``json_format.ParseDict`` would (null leaves a field unset, a message given as ``{}`` is
+    set), or raise ``RecordError`` at the first place it does not fit, with its JSON path and
+    what the schema expects there. One walk of the value, each field read once."""
+    # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
+    descriptor = cast(Descriptor, message.DESCRIPTOR)
     if not isinstance(value, dict):
         raise RecordError(path, f"expected an object ({descriptor.name}), found {kind(value)}")
-    fields: dict[str, FieldDescriptor] = {}
-    for fd in descriptor.fields:
-        fields[fd.json_name] = fd
-        fields[fd.name] = fd
+    fields = _keys(descriptor)
     oneofs: dict[str, str] = {}
+    given: dict[str, str] = {}
     for key, item in value.items():
         where = f"{path}.{key}"
-        if key not in fields:
+        fd = fields.get(key)
+        if fd is None:
             known = ", ".join(f.json_name for f in descriptor.fields)
             raise RecordError(where, f"unknown field of {descriptor.name}: expected one of {known}")
-        fd = fields[key]
         if fd.containing_oneof is not None and item is not None:
             other = oneofs.setdefault(fd.containing_oneof.name, key)
             if other != key:
@@ -99,26 +127,55 @@ def _check(descriptor: Descriptor, value: Any, path: str) -> None:
                     f"expected only one of the {fd.containing_oneof.name} "
                     f"fields, found both {other} and {key}",
                 )
+        twice = given.setdefault(fd.name, key)
+        if twice != key:
+            raise RecordError(where, f"expected {fd.json_name} once, found {twice} and {key}")
         if item is None:
             continue
-        message = fd.message_type
-        if message is not None and message.GetOptions().map_entry:
+        inner = fd.message_type
+        if inner is not None and inner.GetOptions().map_entry:
             if not isinstance(item, dict):
                 raise RecordError(where, f"expected an object of strings, found {kind(item)}")
+            entries = getattr(message, fd.name)
+            value_fd = inner.fields_by_name["value"]
             for k, v in item.items():
-                _scalar(message.fields_by_name["value"], v, f"{where}.{k}")
+                text = _scalar(value_fd, v, f"{where}.{k}")
+                try:
+                    entries[k] = text
+                except ValueError as exc:
+                    raise _unfit(f"{where}.{k}", text, exc) from None
         elif fd.is_repeated:
             if not isinstance(item, list):
                 raise RecordError(where, f"expected an array, found {kind(item)}")
-            for i, element in enumerate(item):
-                if message is not None:
-                    _check(message, element, f"{where}[{i}]")
-                else:
-                    _scalar(fd, element, f"{where}[{i}]")
-        elif message is not None:
-            _check(message, item, where)
+            elements = getattr(message, fd.name)
+            if inner is not None:
+                for i, element in enumerate(item):
+                    _read(elements.add(), element, f"{where}[{i}]")
+            else:
+                for i, element in enumerate(item):
+                    scalar = _scalar(fd, element, f"{where}[{i}]")
+                    try:
+                        elements.append(scalar)
+                    except ValueError as exc:
+                        raise _unfit(f"{where}[{i}]", scalar, exc) from None
+        elif inner is not None:
+            child = getattr(message, fd.name)
+            child.SetInParent()  # set, even when given as {}
+            _read(child, item, where)
         else:
-            _scalar(fd, item, where)
+            scalar = _scalar(fd, item, where)
+            try:
+                setattr(message, fd.name, scalar)
+            except ValueError as exc:
+                raise _unfit(where, scalar, exc) from None
+
+
+def _unfit(where: str, scalar: Any, exc: ValueError) -> RecordError:
+    """Why a value of the right type does not fit its field: a string that is not text (an
+    unpaired surrogate, which no UTF-8 holds) or a number past the field's range."""
+    if isinstance(exc, UnicodeEncodeError):
+        return RecordError(where, "expected text, found a string with an unpaired surrogate")
+    return RecordError(where, f"expected a number the field holds, found {scalar}")
 
 
 def record_from_json(value: Any, path: str) -> records_pb2.RecordFile:
@@ -132,13 +189,8 @@ def record_from_json(value: Any, path: str) -> records_pb2.RecordFile:
         schema = records_pb2.MatchRecord
     else:
         schema = records_pb2.GameRecord
-    _check(schema.DESCRIPTOR, value, path)
-    from google.protobuf import json_format  # here: reading .pb files does without it
-
-    try:
-        message = json_format.ParseDict(value, schema())
-    except json_format.ParseError as exc:
-        raise RecordError(path, f"expected a {schema.DESCRIPTOR.name}: {exc}") from None
+    message = schema()
+    _read(message, value, path)
     if isinstance(message, records_pb2.GameRecord):
         record = records_pb2.RecordFile(game=message)
     elif isinstance(message, records_pb2.MatchRecord):
