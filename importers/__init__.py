@@ -18,6 +18,7 @@ for them at start-up.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable
@@ -33,7 +34,7 @@ from chaodipi.importers.problems import (
     RecordStream,
 )
 from chaodipi.importers.protobin import read_pb, stream_pb, write_pb
-from chaodipi.importers.protojson import json_values, read_json, write_json
+from chaodipi.importers.protojson import read_json, write_json
 from chaodipi.v1 import records_pb2
 
 FORMATS = ("text", "pb", "json", "eighty", "botzone", "godot")
@@ -98,9 +99,10 @@ def detect_format(name: str, data: bytes) -> str:
         try:
             return _sniff_json(load_json(text))
         except json.JSONDecodeError:
-            values = json_values(text)
-            if isinstance(values, list) and values:
-                return _sniff_json(values[0][1])
+            # JSON Lines, perhaps: told by its first line (reading every line here would
+            # double the cost of reading the file; a bad later line is its reader's problem).
+            with contextlib.suppress(json.JSONDecodeError):
+                return _sniff_json(load_json(stripped.split("\n", 1)[0]))
     for line in text.split("\n"):
         line = line.strip()
         if line and not line.startswith("#"):

@@ -452,6 +452,8 @@ def read_botzone(text: str, file: str, strict: bool = False) -> ImportResult:
     for i, (path, value) in enumerate(documents):
         record_id = stem if len(documents) == 1 else f"{stem}#{i + 1}"
         try:
+            if isinstance(value, RecordError):
+                raise value
             out.add(records_pb2.RecordFile(game=game_from_botzone(value, path, record_id)))
         except RecordError as exc:
             out.problem(exc.location, exc.message)

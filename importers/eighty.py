@@ -523,6 +523,8 @@ def read_eighty(text: str, file: str, strict: bool = False) -> ImportResult:
         return out.result
     for path, value in documents:
         try:
+            if isinstance(value, RecordError):
+                raise value
             out.add(records_pb2.RecordFile(game=game_from_eighty(value, path)))
         except RecordError as exc:
             out.problem(exc.location, exc.message)

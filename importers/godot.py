@@ -455,6 +455,8 @@ def read_godot(text: str, file: str, strict: bool = False) -> ImportResult:
     for i, (path, value) in enumerate(documents):
         prefix = stem if len(documents) == 1 else f"{stem}#{i + 1}"
         try:
+            if isinstance(value, RecordError):
+                raise value
             games, errors = games_from_godot(value, path, prefix)
         except RecordError as exc:
             out.problem(exc.location, exc.message)

@@ -213,7 +213,9 @@ def json_values(
 
     A top-level array is a list of documents unless ``one_document`` says it is one (a
     format whose document is itself an array). Returns the error (with line and column)
-    when the text is none of these.
+    when the text is none of these. In JSON Lines (a first line that is a JSON value), a
+    later line that is not is given as its error, in its place: the caller reports it alone
+    and reads the others (``raise`` it where a document's problems are caught).
     """
     try:
         document = load_json(text)
@@ -229,10 +231,12 @@ def json_values(
                         f"line {whole.lineno} column {whole.colno}",
                         f"not valid JSON ({whole.msg}): expected one JSON value or JSON Lines",
                     )
-                return RecordError(
+                # JSON Lines with a bad line: that line is the problem, the others are read.
+                bad = RecordError(
                     f"line {n} column {exc.colno}",
                     f"not valid JSON ({exc.msg}): expected one JSON value a line",
                 )
+                values.append((f"line {n}: $", bad))
         return values
     if isinstance(document, list) and not (one_document and one_document(document)):
         return [(f"$[{i}]", item) for i, item in enumerate(document)]
@@ -248,6 +252,8 @@ def read_json(text: str, file: str, strict: bool = False) -> ImportResult:
         return out.result
     for path, value in values:
         try:
+            if isinstance(value, RecordError):
+                raise value
             out.add(record_from_json(value, path))
         except RecordError as exc:
             out.problem(exc.location, exc.message)

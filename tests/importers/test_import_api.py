@@ -41,6 +41,20 @@ def test_detect_protobuf_forms() -> None:
     assert detect_format("x.jsonl", b'{"game": {}}\n{"match": {}}\n') == "json"
 
 
+def test_json_lines_are_told_by_their_first_line_and_a_bad_later_one_rejected_alone() -> None:
+    # Without a name to go by, JSON Lines are detected from their first line alone (not by
+    # reading every line twice); a broken later line is a problem at its line, and the lines
+    # around it are read.
+    data = b'{"recordId": "g1"}\n\n{"recordId": "g2"}\n{"recordId": \n{"recordId": "g3"}\n'
+    assert detect_format("games.log", data) == "json"
+    result = load_bytes(data, "games.log")
+    [problem] = result.errors
+    assert problem.location == "line 4 column 14"
+    assert problem.message.startswith("not valid JSON")
+    assert [r.game.record_id for r in result.records] == ["g1", "g2", "g3"]
+    assert detect_format("games.log", b"{\n" + data) == "text"  # a first line that is no value
+
+
 @pytest.mark.parametrize(
     ("data", "note"),
     [
