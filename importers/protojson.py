@@ -87,87 +87,127 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> Any:
     return value
 
 
-def _keys(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
-    """A message type's fields by the keys that name them in JSON: JSON and proto names."""
-    fields = _KEYS.get(descriptor.full_name)
-    if fields is None:
-        fields = _KEYS[descriptor.full_name] = {}
+_SCALAR, _MESSAGE, _SCALARS, _MESSAGES, _MAP = range(5)
+_Key = tuple[FieldDescriptor, str, str | None, int, FieldDescriptor, bool]
+"""How a JSON key is read: its field, the field's name, its oneof's name (or None), how its
+value is read (``_SCALAR`` … ``_MAP``), the field whose scalars it holds (a map's value) and
+whether they are strings."""
+
+
+def _keys(message: Message) -> tuple[dict[str, _Key], Descriptor]:
+    """A message type's fields by the keys that name them in JSON (JSON and proto names),
+    each with how it is read, worked out once a type."""
+    found = _KEYS.get(type(message))
+    if found is None:
+        # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
+        descriptor = cast(Descriptor, message.DESCRIPTOR)
+        keys: dict[str, _Key] = {}
         for fd in descriptor.fields:
-            fields[fd.json_name] = fd
-            fields[fd.name] = fd
-    return fields
+            inner = fd.message_type
+            scalar_fd = fd
+            if inner is not None and inner.GetOptions().map_entry:
+                how, scalar_fd = _MAP, inner.fields_by_name["value"]
+            elif inner is not None:
+                how = _MESSAGES if fd.is_repeated else _MESSAGE
+            else:
+                how = _SCALARS if fd.is_repeated else _SCALAR
+            oneof = fd.containing_oneof
+            text = scalar_fd.type == FieldDescriptor.TYPE_STRING
+            keys[fd.json_name] = keys[fd.name] = (
+                fd,
+                fd.name,
+                None if oneof is None else oneof.name,
+                how,
+                scalar_fd,
+                text,
+            )
+        found = _KEYS[type(message)] = (keys, descriptor)
+    return found
 
 
-_KEYS: dict[str, dict[str, FieldDescriptor]] = {}
+_KEYS: dict[type[Message], tuple[dict[str, _Key], Descriptor]] = {}
 
 
 def _read(message: Message, value: Any, path: str) -> None:
     """Set ``value``, the JSON form of ``message``'s type, into ``message`` as
     ``json_format.ParseDict`` would (null leaves a field unset, a message given as ``{}`` is
     set), or raise ``RecordError`` at the first place it does not fit, with its JSON path and
-    what the schema expects there. One walk of the value, each field read once."""
-    # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
-    descriptor = cast(Descriptor, message.DESCRIPTOR)
+    what the schema expects there. One walk of the value, each field read once; a key's path
+    is written out only when a message is read below it or a problem names it."""
+    keys, descriptor = _keys(message)
     if not isinstance(value, dict):
         raise RecordError(path, f"expected an object ({descriptor.name}), found {kind(value)}")
-    fields = _keys(descriptor)
     oneofs: dict[str, str] = {}
     given: dict[str, str] = {}
     for key, item in value.items():
-        where = f"{path}.{key}"
-        fd = fields.get(key)
-        if fd is None:
+        found = keys.get(key)
+        if found is None:
             known = ", ".join(f.json_name for f in descriptor.fields)
-            raise RecordError(where, f"unknown field of {descriptor.name}: expected one of {known}")
-        if fd.containing_oneof is not None and item is not None:
-            other = oneofs.setdefault(fd.containing_oneof.name, key)
+            raise RecordError(
+                f"{path}.{key}", f"unknown field of {descriptor.name}: expected one of {known}"
+            )
+        fd, name, oneof, how, scalar_fd, text = found
+        if oneof is not None and item is not None:
+            other = oneofs.setdefault(oneof, key)
             if other != key:
                 raise RecordError(
-                    where,
-                    f"expected only one of the {fd.containing_oneof.name} "
-                    f"fields, found both {other} and {key}",
+                    f"{path}.{key}",
+                    f"expected only one of the {oneof} fields, found both {other} and {key}",
                 )
-        twice = given.setdefault(fd.name, key)
+        twice = given.setdefault(name, key)
         if twice != key:
-            raise RecordError(where, f"expected {fd.json_name} once, found {twice} and {key}")
+            raise RecordError(
+                f"{path}.{key}", f"expected {fd.json_name} once, found {twice} and {key}"
+            )
         if item is None:
             continue
-        inner = fd.message_type
-        if inner is not None and inner.GetOptions().map_entry:
+        if how == _SCALAR:
+            scalar = item if text and type(item) is str else _scalar(fd, item, f"{path}.{key}")
+            try:
+                setattr(message, name, scalar)
+            except ValueError as exc:
+                raise _unfit(f"{path}.{key}", scalar, exc) from None
+        elif how == _MESSAGES:
+            if not isinstance(item, list):
+                raise RecordError(f"{path}.{key}", f"expected an array, found {kind(item)}")
+            elements = getattr(message, name)
+            for i, element in enumerate(item):
+                _read(elements.add(), element, f"{path}.{key}[{i}]")
+        elif how == _SCALARS:
+            if not isinstance(item, list):
+                raise RecordError(f"{path}.{key}", f"expected an array, found {kind(item)}")
+            _extend(getattr(message, name), fd, item, text, f"{path}.{key}")
+        elif how == _MESSAGE:
+            child = getattr(message, name)
+            child.SetInParent()  # set, even when given as {}
+            _read(child, item, f"{path}.{key}")
+        else:
+            where = f"{path}.{key}"
             if not isinstance(item, dict):
                 raise RecordError(where, f"expected an object of strings, found {kind(item)}")
-            entries = getattr(message, fd.name)
-            value_fd = inner.fields_by_name["value"]
+            entries = getattr(message, name)
             for k, v in item.items():
-                text = _scalar(value_fd, v, f"{where}.{k}")
+                scalar = _scalar(scalar_fd, v, f"{where}.{k}")
                 try:
-                    entries[k] = text
+                    entries[k] = scalar
                 except ValueError as exc:
-                    raise _unfit(f"{where}.{k}", text, exc) from None
-        elif fd.is_repeated:
-            if not isinstance(item, list):
-                raise RecordError(where, f"expected an array, found {kind(item)}")
-            elements = getattr(message, fd.name)
-            if inner is not None:
-                for i, element in enumerate(item):
-                    _read(elements.add(), element, f"{where}[{i}]")
-            else:
-                for i, element in enumerate(item):
-                    scalar = _scalar(fd, element, f"{where}[{i}]")
-                    try:
-                        elements.append(scalar)
-                    except ValueError as exc:
-                        raise _unfit(f"{where}[{i}]", scalar, exc) from None
-        elif inner is not None:
-            child = getattr(message, fd.name)
-            child.SetInParent()  # set, even when given as {}
-            _read(child, item, where)
-        else:
-            scalar = _scalar(fd, item, where)
-            try:
-                setattr(message, fd.name, scalar)
-            except ValueError as exc:
-                raise _unfit(where, scalar, exc) from None
+                    raise _unfit(f"{where}.{k}", scalar, exc) from None
+
+
+def _extend(elements: Any, fd: FieldDescriptor, items: list[Any], text: bool, where: str) -> None:
+    """Append a repeated scalar field's JSON elements: strings, the usual, all at once."""
+    if text and all(type(item) is str for item in items):
+        try:
+            elements.extend(items)
+            return
+        except ValueError:  # one of them is not text: found below, at its index
+            del elements[:]
+    for i, item in enumerate(items):
+        scalar = _scalar(fd, item, f"{where}[{i}]")
+        try:
+            elements.append(scalar)
+        except ValueError as exc:
+            raise _unfit(f"{where}[{i}]", scalar, exc) from None
 
 
 def _unfit(where: str, scalar: Any, exc: ValueError) -> RecordError:
