@@ -29,9 +29,12 @@ PAGE = 200
 
 
 def _jsonl(game: StoredGame) -> str:
-    from google.protobuf import json_format
+    import json
 
-    return json_format.MessageToJson(game.message(), indent=None, ensure_ascii=False) + "\n"
+    from chaodipi.auditor.jsondict import message_dict
+
+    # MessageToJson's text, without its per-field descriptor work (auditor/jsondict.py).
+    return json.dumps(message_dict(game.message()), ensure_ascii=False) + "\n"
 
 
 def _text(game: StoredGame) -> str:
