@@ -1,8 +1,9 @@
 """Protobuf JSON (``google.protobuf.json_format``) of RecordFile, GameRecord or MatchRecord.
 
-A file holds one object, an array of objects, or JSON Lines (one object per line). Each object
-is checked field by field against the message schema first, so an error names its JSON path
-(``$.tricks[3].plays[1].seat``) and what the schema expects there.
+A file holds one object, an array of objects, or JSON Lines (one object per line; a line that
+is not JSON is a problem of its own). Each object is checked against the message schema field
+by field as it is read, so an error names its JSON path (``$.tricks[3].plays[1].seat``) and
+what the schema expects there.
 """
 
 from __future__ import annotations
