@@ -271,16 +271,17 @@ def _enum(words: Mapping[int, str], text: str, what: str) -> int:
 
 
 def _read_cards(text: str, what: str) -> list[str]:
-    tokens = text.split()
+    return _card_tokens(text.split(), what)
+
+
+def _card_tokens(tokens: list[str], what: str) -> list[str]:
+    """Canonical card tokens of a play's or hand's tokens (``-``: no cards)."""
     if tokens == ["-"]:
         return []
-    out = []
-    for token in tokens:
-        try:
-            out.append(card(token))
-        except ValueError as exc:
-            raise ValueError(f"{what}: {exc}") from None
-    return out
+    try:
+        return [card(token) for token in tokens]
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
 
 
 def _fields(tokens: Sequence[str], allowed: Sequence[str], what: str) -> dict[str, str]:
@@ -612,11 +613,13 @@ class _Parser:
         expected = len(state.game.tricks) + 1
         if int(number) != expected:
             raise ValueError(f"trick {number}: expected trick {expected} next (numbered from 1)")
-        trick = records_pb2.Trick(leader=_int(leader, f"trick {number} leader"))
+        trick = state.game.tricks.add(leader=_int(leader, f"trick {number} leader"))
         sections = rest.split(";")
         if sections[0].strip():
+            first = trick.leader
+            plays = trick.plays
             for k, text in enumerate(sections[0].split("|")):
-                trick.plays.append(self._read_play(text, (trick.leader + k) % 4, number, k + 1))
+                self._read_play(plays.add(), text, (first + k) % 4, number, k + 1)
         seen: set[str] = set()
         for section in (s.strip() for s in sections[1:]):
             name = section.split(maxsplit=1)[0] if section else ""
@@ -632,25 +635,25 @@ class _Parser:
                 self._read_split(trick, body, number)
             else:
                 self._read_trick_claim(trick, body, number)
-        state.game.tricks.append(trick)
 
     @staticmethod
-    def _read_play(text: str, seat: int, trick: str, number: int) -> records_pb2.Play:
+    def _read_play(play: records_pb2.Play, text: str, seat: int, trick: str, number: int) -> None:
+        """Play ``number`` of a trick, read into ``play`` (added to the trick in place: a
+        message appended would be copied)."""
         what = f"trick {trick} play {number}"
         tokens = text.split()
-        play = records_pb2.Play(seat=seat)
         if tokens and tokens[0].startswith("@"):
-            play.seat = _int(tokens.pop(0)[1:], f"{what} seat")
+            seat = _int(tokens.pop(0)[1:], f"{what} seat")
+        play.seat = seat
         if not tokens:
             raise ValueError(f"{what}: expected cards (write '-' for a play of no cards)")
         if "=>" in tokens:
             cut = tokens.index("=>")
-            play.attempted.extend(_read_cards(" ".join(tokens[:cut]), f"{what} attempted throw"))
+            play.attempted.extend(_card_tokens(tokens[:cut], f"{what} attempted throw"))
             tokens = tokens[cut + 1 :]
             if not tokens:
                 raise ValueError(f"{what}: expected the forced cards after '=>'")
-        play.cards.extend(_read_cards(" ".join(tokens), what))
-        return play
+        play.cards.extend(_card_tokens(tokens, what))
 
     @staticmethod
     def _read_split(trick: records_pb2.Trick, body: str, number: str) -> None:
@@ -663,7 +666,7 @@ class _Parser:
         for unit in units:
             tokens = unit.split()
             trick.declared_split.add().cards.extend(
-                _read_cards(" ".join(tokens), f"trick {number} split") if tokens else []
+                _card_tokens(tokens, f"trick {number} split") if tokens else []
             )
 
     @staticmethod
