@@ -89,10 +89,11 @@ def _scalar(fd: FieldDescriptor, value: Any, path: str) -> Any:
 
 
 _SCALAR, _MESSAGE, _SCALARS, _MESSAGES, _MAP = range(5)
-_Key = tuple[FieldDescriptor, str, str | None, int, FieldDescriptor, bool]
+_Key = tuple[FieldDescriptor, str, str | None, int, FieldDescriptor, bool, bool]
 """How a JSON key is read: its field, the field's name, its oneof's name (or None), how its
-value is read (``_SCALAR`` … ``_MAP``), the field whose scalars it holds (a map's value) and
-whether they are strings."""
+value is read (``_SCALAR`` … ``_MAP``), the field whose scalars it holds (a map's value),
+whether they are strings, and whether the field has two keys (JSON and proto names differ:
+an object could give it twice)."""
 
 
 def _keys(message: Message) -> tuple[dict[str, _Key], Descriptor]:
@@ -121,6 +122,7 @@ def _keys(message: Message) -> tuple[dict[str, _Key], Descriptor]:
                 how,
                 scalar_fd,
                 text,
+                fd.json_name != fd.name,
             )
         found = _KEYS[type(message)] = (keys, descriptor)
     return found
@@ -147,7 +149,7 @@ def _read(message: Message, value: Any, path: str) -> None:
             raise RecordError(
                 f"{path}.{key}", f"unknown field of {descriptor.name}: expected one of {known}"
             )
-        fd, name, oneof, how, scalar_fd, text = found
+        fd, name, oneof, how, scalar_fd, text, aliased = found
         if oneof is not None and item is not None:
             other = oneofs.setdefault(oneof, key)
             if other != key:
@@ -155,11 +157,12 @@ def _read(message: Message, value: Any, path: str) -> None:
                     f"{path}.{key}",
                     f"expected only one of the {oneof} fields, found both {other} and {key}",
                 )
-        twice = given.setdefault(name, key)
-        if twice != key:
-            raise RecordError(
-                f"{path}.{key}", f"expected {fd.json_name} once, found {twice} and {key}"
-            )
+        if aliased:
+            twice = given.setdefault(name, key)
+            if twice != key:
+                raise RecordError(
+                    f"{path}.{key}", f"expected {fd.json_name} once, found {twice} and {key}"
+                )
         if item is None:
             continue
         if how == _SCALAR:
@@ -197,11 +200,11 @@ def _read(message: Message, value: Any, path: str) -> None:
 
 def _extend(elements: Any, fd: FieldDescriptor, items: list[Any], text: bool, where: str) -> None:
     """Append a repeated scalar field's JSON elements: strings, the usual, all at once."""
-    if text and all(type(item) is str for item in items):
+    if text:
         try:
             elements.extend(items)
             return
-        except ValueError:  # one of them is not text: found below, at its index
+        except (TypeError, ValueError):  # one is no string, or not text: found at its index
             del elements[:]
     for i, item in enumerate(items):
         scalar = _scalar(fd, item, f"{where}[{i}]")

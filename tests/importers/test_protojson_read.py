@@ -81,6 +81,7 @@ def test_what_is_read_from_a_damaged_document_is_what_parse_dict_reads(ruleset: 
         ({"venue": "\ud800"}, "$.venue", "expected text, found a string with an unpaired"),
         ({"metadata": {"k": 1}}, "$.metadata.k", "expected a string, found a number"),
         ({"drawOrder": {"deck": ["SA", "\udfff"]}}, "$.drawOrder.deck[1]", "expected text"),
+        ({"drawOrder": {"deck": ["SA", 5]}}, "$.drawOrder.deck[1]", "expected a string, found"),
         ({"recordId": "a", "record_id": "b"}, "$.record_id", "expected recordId once"),
         ({"context": {"dealer": "2"}}, None, None),  # digits for a number: read
         ({"context": {"dealer": 2.0}}, None, None),  # a whole float: read
