@@ -376,15 +376,13 @@ def read_game(
     if isinstance(record, bytes):
         read = _parsed(_RECORD_READ, record)
         if read is None:
-            return [Violation(path or "record", "not a GameRecord: its bytes do not parse")]
+            return _unparsed(path)
         fields = wire = cast(_RecordRead, read)
         if len(wire.draw_order) > 1 or (wire.draw_order and fields.HasField("dealt_hands")):
             # A deal the wire merges or overrides (a draw order given twice, or beside dealt
             # hands): the record's own parse settles it.
             parsed = _parsed(records_pb2.GameRecord, record)
-            if parsed is None:
-                return [Violation(path or "record", "not a GameRecord: its bytes do not parse")]
-            return read_game(parsed, ruleset, path)
+            return _unparsed(path) if parsed is None else read_game(parsed, ruleset, path)
     else:
         fields = record
         wire = cast(_RecordWire, _RECORD_WIRE.FromString(record.SerializeToString()))
@@ -490,6 +488,10 @@ def read_game(
         unsupported=metadata.get(UNSUPPORTED_KEY, ""),
         record_id=fields.record_id,
     )
+
+
+def _unparsed(path: str) -> list[Violation]:
+    return [Violation(path or "record", "not a GameRecord: its bytes do not parse")]
 
 
 def record_names(record: records_pb2.GameRecord | bytes) -> tuple[str, str]:

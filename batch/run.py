@@ -21,7 +21,7 @@ from google.protobuf.message import DecodeError
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.jsondict import message_dict
-from chaodipi.auditor.wire import encode_varint, sole_game
+from chaodipi.auditor.wire import encode_varint, read_varint, sole_game
 from chaodipi.batch.row import Row
 from chaodipi.batch.sources import Unit, expand, units
 from chaodipi.batch.summary import Summary
@@ -163,8 +163,10 @@ def _audit_unit(unit: Unit, mode: Mode, window: int | None) -> Result:
 
 
 def frame_body(frame: bytes) -> bytes:
-    """A frame's bytes after its length prefix."""
-    return frame[next(i for i, byte in enumerate(frame) if not byte & 0x80) + 1 :]
+    """A frame's bytes after its length prefix (a frame the sources or a sink framed)."""
+    prefix = read_varint(frame)
+    assert prefix is not None, "a frame begins with its length"
+    return frame[prefix[1] :]
 
 
 def _parse(body: bytes) -> records_pb2.RecordFile | str:
