@@ -34,9 +34,11 @@ says so) it raises ``BudgetExceeded`` and gives no value at all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import mul
+from operator import itemgetter, mul
+from typing import Final
 
 from chaodipi.engine.cards import KINDS, POINTS, Hand
 from chaodipi.engine.follow import check_follow
@@ -225,8 +227,23 @@ def standing_throw(
     return None
 
 
-Throws = dict[tuple[int, int, bytes], Play | None]
+Holding = tuple[int, ...]
+"""A hand's copies of each kind of one suit (``_holding``)."""
+
+Throws = dict[tuple[int, int, Holding, Holding, Holding, Holding], Play | None]
 """Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
+
+
+_HOLDINGS: dict[tuple[int, ...], Callable[[Sequence[int]], Holding]] = {}
+
+
+def _holding(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], Holding]:
+    """A reader of a count vector's copies of ``kinds`` (a suit's, two kinds or more), in C.
+    One per suit of each order met."""
+    read = _HOLDINGS.get(kinds)
+    if read is None:
+        read = _HOLDINGS[kinds] = itemgetter(*kinds)
+    return read
 
 
 UnitLeads = dict[tuple[Counts, int], tuple[list[Play], list[int]]]
@@ -263,9 +280,12 @@ def lead_options(
     leads, suits = list(kept[0]), kept[1]
     if table.ruleset.throw.allowed:
         throws = {} if throws is None else throws
+        h0, h1, h2, h3 = hands
         for suit in suits:
-            kinds = ctx.kinds[suit]
-            key = (seat, suit, bytes([hand[k] for hand in hands for k in kinds]))
+            holding = _holding(ctx.kinds[suit])
+            if sum(holding(counts)) < 2:
+                continue  # a single card: no throw
+            key = (seat, suit, holding(h0), holding(h1), holding(h2), holding(h3))
             if key not in throws:
                 throw = standing_throw(table, hands, seat, suit)
                 throws[key] = None if throw is None else Play(seat, *throw)
@@ -304,6 +324,19 @@ def _in_play(
     return total, [k for k, n in enumerate(total) if n == 1]
 
 
+_HELD: Final = re.compile(b"[^\\x00]")
+
+
+def _cards_held(counts: Counts) -> tuple[int, ...]:
+    """The cards of a count vector, low kinds first, copies repeated (the kinds held found by a
+    scan in C: at a hand's end, a few of 54)."""
+    cards: list[int] = []
+    for found in _HELD.finditer(counts):
+        k = found.start()
+        cards.extend([k] * counts[k])
+    return tuple(cards)
+
+
 def _classes(
     table: Table,
     total: Sequence[int],
@@ -329,8 +362,11 @@ def _classes(
         return classes
     # A class holds two of the seat's cards alone in play, of one suit.
     suits = [ctx.suit[k] for k in alone]
-    for suit in sorted({suit for suit in suits if suits.count(suit) >= 2}):
-        if sole and all(total[k] == own[k] for k in ctx.kinds[suit]):
+    for suit in sorted(set(suits)):
+        if suits.count(suit) < 2:
+            continue
+        holding = _holding(ctx.kinds[suit])
+        if sole and holding(total) == holding(own):
             by_points: dict[int, list[int]] = {}
             for k in ctx.kinds[suit]:
                 if own[k] == 1:
@@ -497,11 +533,15 @@ def _trick_classes(
     hands: Sequence[Counts],
     leader: int,
     sole: bool,
+    made: dict[int, tuple[int, ...]] | None = None,
 ) -> Classes:
     """A trick's ``Classes`` from the cards in play (``_in_play``), the hands and its leader;
-    ``sole`` (``_classes``) where the trick starts."""
+    ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if already made."""
     return (
-        *(_classes(table, total, once, hands[s], sole) for s in range(4)),
+        *(
+            made if s == leader and made is not None else _classes(table, total, once, hand, sole)
+            for s, hand in enumerate(hands)
+        ),
         _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False),
     )
 
@@ -512,12 +552,29 @@ LOW, HIGH = -(1 << 30), 1 << 30
 class _Entry:
     """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
     its options in the order tried and the index of the best found, the trick's classes of
-    equivalent cards and lead, and within a trick the seat each option leaves winning it."""
+    equivalent cards (at a trick's start, made when a lead is first searched past it: about a
+    third of the trick starts expanded never are, their leads ending the hand or cut off) and
+    lead, and within a trick the seat each option leaves winning it."""
 
-    __slots__ = ("alike", "best", "classes", "high", "lead", "low", "most", "options", "wins")
+    __slots__ = (
+        "alike",
+        "best",
+        "classes",
+        "high",
+        "lead",
+        "leader_classes",
+        "low",
+        "most",
+        "options",
+        "wins",
+    )
 
     def __init__(
-        self, options: list[Play], classes: Classes, lead: tuple[Unit, ...], wins: list[int]
+        self,
+        options: list[Play],
+        classes: Classes | None,
+        lead: tuple[Unit, ...],
+        wins: list[int],
     ) -> None:
         self.low, self.high, self.best = LOW, HIGH, 0
         self.options = options
@@ -526,6 +583,7 @@ class _Entry:
         self.wins = wins
         self.alike: list[int] = []
         self.most = HIGH
+        self.leader_classes: dict[int, tuple[int, ...]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -893,8 +951,9 @@ class Solver:
             return most
         if entry is None:
             total, once = _in_play(hands, ())
-            classes = _trick_classes(self.game.table, total, once, hands, leader, sole=True)
-            entry = _Entry(self._leads(hands, leader, classes[leader]), classes, (), [])
+            leads = _classes(self.game.table, total, once, hands[leader], sole=True)
+            entry = _Entry(self._leads(hands, leader, leads), None, (), [])
+            entry.leader_classes = leads
             entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
@@ -1031,13 +1090,18 @@ class Solver:
         if killer_key is not None and entry.low == LOW and entry.high == HIGH:
             killer = self._killers.get(killer_key)
             if killer is not None:
-                first = next((i for i, o in enumerate(options) if o.cards == killer), first)
+                for i, option in enumerate(options):
+                    if option.cards == killer:
+                        first = i
+                        break
         if first:
             order = [first, *range(first), *range(first + 1, len(options))]
         if n == 3:
             on_table = sum([POINTS[k] for cards in plays for k in cards])
-            if len(options) > 1:
-                order = self._cutting(hands, seat, on_table, alpha, beta, entry, order)
+            # A defender's last play is not looked up so: where a probe fails, every one of
+            # them is searched and none cuts, and the look-ups cost more than they saved.
+            if len(options) > 1 and not maximise:
+                order = self._cutting(hands, seat, on_table, alpha, entry, order)
         for i in order:
             play = options[i]
             after = list(hands)
@@ -1046,6 +1110,11 @@ class Solver:
             if n == 0 and not any(after[seat]):
                 value = self._last_trick(hands, leader, play)
             elif n < 3:
+                if classes is None:
+                    total, once = _in_play(hands, ())
+                    classes = entry.classes = _trick_classes(
+                        self.game.table, total, once, hands, leader, True, entry.leader_classes
+                    )
                 answered = play.units if n == 0 else lead
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
@@ -1084,32 +1153,26 @@ class Solver:
         seat: int,
         on_table: int,
         alpha: int,
-        beta: int,
         entry: _Entry,
         order: Sequence[int],
     ) -> Sequence[int]:
-        """``order`` with first the last play of the trick whose outcome already settles the
-        window (an enhanced transposition cutoff): the next trick's start has bounds kept in
-        ``table`` that do, or, for a defender, the trick's points alone reach ``beta`` (what
-        follows adds nothing below 0). Such a play cuts off its position at once, where the
-        play first in ``order`` may have needed a search. One table look-up per play.
+        """``order`` with first the dealer's side's last play of the trick whose outcome
+        already settles the window (an enhanced transposition cutoff): the next trick's start
+        has bounds kept in ``table`` that hold the defenders to ``alpha`` or under. Such a play
+        cuts off its position at once, where the play first in ``order`` may have needed a
+        search. One table look-up per play.
         """
-        maximise = self._defenders[seat]
+        options, wins = entry.options, entry.wins
         for i in order:
-            cards = entry.options[i].cards
+            cards = options[i].cards
             after = list(hands)
             after[seat] = self._left(hands[seat], cards)
             if not any(after[0]):
                 return order
-            won = entry.wins[i]
-            points = on_table + sum([POINTS[k] for k in cards])
-            taken = points if self._defenders[won] else 0
+            won = wins[i]
+            taken = on_table + sum([POINTS[k] for k in cards]) if self._defenders[won] else 0
             child = self.table.get((tuple(after), won))
-            if maximise:
-                cuts = taken + (0 if child is None else max(child.low, 0)) >= beta
-            else:
-                cuts = child is not None and taken + child.high <= alpha
-            if cuts:
+            if child is not None and taken + child.high <= alpha:
                 return (i, *[j for j in order if j != i])
         return order
 
@@ -1131,10 +1194,7 @@ class Solver:
         value = self._last_tricks.get(key)
         if value is None:
             self.nodes += 1
-            follows = tuple(
-                tuple(k for k in range(KINDS) for _ in range(hands[(leader + i) % 4][k]))
-                for i in (1, 2, 3)
-            )
+            follows = tuple(_cards_held(hands[(leader + i) % 4]) for i in (1, 2, 3))
             won = (leader + trick_winner(self.game.table.context, lead.units, follows)) % 4
             value = self._taken((lead.cards, *follows), lead.units, won, True)
             self._last_tricks[key] = value
