@@ -316,7 +316,9 @@ def _in_play(
     """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
     kinds in play once."""
     # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
-    whole = sum(int.from_bytes(hand, "big") for hand in hands)
+    whole = 0
+    for hand in hands:
+        whole += int.from_bytes(hand, "big")
     total = list(whole.to_bytes(KINDS, "big"))
     for cards in trick:
         for k in cards:
@@ -562,10 +564,10 @@ class _Entry:
         "classes",
         "high",
         "lead",
-        "leader_classes",
         "low",
         "most",
         "options",
+        "pending",
         "wins",
     )
 
@@ -583,7 +585,9 @@ class _Entry:
         self.wins = wins
         self.alike: list[int] = []
         self.most = HIGH
-        self.leader_classes: dict[int, tuple[int, ...]] | None = None
+        # At a trick's start, what its classes are made from when first needed: the cards in
+        # play (``_in_play``) and the leader's classes.
+        self.pending: tuple[list[int], list[int], dict[int, tuple[int, ...]]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -953,7 +957,7 @@ class Solver:
             total, once = _in_play(hands, ())
             leads = _classes(self.game.table, total, once, hands[leader], sole=True)
             entry = _Entry(self._leads(hands, leader, leads), None, (), [])
-            entry.leader_classes = leads
+            entry.pending = (total, once, leads)
             entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
@@ -1111,10 +1115,12 @@ class Solver:
                 value = self._last_trick(hands, leader, play)
             elif n < 3:
                 if classes is None:
-                    total, once = _in_play(hands, ())
+                    assert entry.pending is not None
+                    total, once, made = entry.pending
                     classes = entry.classes = _trick_classes(
-                        self.game.table, total, once, hands, leader, True, entry.leader_classes
+                        self.game.table, total, once, hands, leader, True, made
                     )
+                    entry.pending = None
                 answered = play.units if n == 0 else lead
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
