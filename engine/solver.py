@@ -237,12 +237,23 @@ Throws = dict[tuple[int, int, Holding, Holding, Holding, Holding], Play | None]
 _HOLDINGS: dict[tuple[int, ...], Callable[[Sequence[int]], Holding]] = {}
 
 
+def _one_kind(kind: int) -> Callable[[Sequence[int]], Holding]:
+    return lambda counts: (counts[kind],)
+
+
 def _holding(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], Holding]:
-    """A reader of a count vector's copies of ``kinds`` (a suit's, two kinds or more), in C.
-    One per suit of each order met."""
+    """A reader of a count vector's copies of ``kinds`` (a suit's), in C. One per suit of each
+    order met.
+
+    >>> _holding((3, 7))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
+    (2, 1)
+    >>> _holding((7,))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
+    (1,)
+    """
     read = _HOLDINGS.get(kinds)
     if read is None:
-        read = _HOLDINGS[kinds] = itemgetter(*kinds)
+        # A suit of one kind (a ruleset's own order can leave one): itemgetter gives no tuple.
+        read = _HOLDINGS[kinds] = itemgetter(*kinds) if len(kinds) > 1 else _one_kind(kinds[0])
     return read
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
@@ -239,6 +240,19 @@ def test_r_win_a_suit_one_seat_holds_merges_its_cards_of_equal_points() -> None:
     s3, s7 = parse_cards("S3 S7")
     assert solver.table[(position.hands, 1)].classes[0][s3] == (s3, s7)
     assert s3 not in equivalent_cards(game.table, position.hands, 0, [])
+
+
+def test_r_win_a_suit_of_one_kind_is_searched_as_any_other() -> None:
+    # A ruleset's own order may take every spade but ♠A into the trumps: spades is then a
+    # suit of one kind, for the throw table and the classes alike.
+    classic = get_ruleset("classic")
+    always = tuple(f"card:S{rank}" for rank in "3456789TJQK")
+    order = replace(classic.order, trump_tiers=(*always, *classic.order.trump_tiers))
+    game = Endgame(Table(replace(classic, order=order), "2", "H"), 0, ())
+    ctx = game.table.context
+    assert ctx.kinds[ctx.suit[parse_cards("SA")[0]]] == tuple(parse_cards("SA"))
+    position = _start(["SA SA D3", "DA D4 D5", "D6 D7 D8", "D9 DT DJ"], leader=0)
+    assert Solver(game, budget=10_000).value(position) == _minimax(game, position, 0, [0])
 
 
 def test_the_solver_stops_at_its_budget_and_gives_no_value() -> None:
