@@ -27,6 +27,7 @@ from tests.fuzz.targets import (
     BYTE_PREFIXES,
     FORMATS,
     NAMES,
+    AnalysisCase,
     BytesCase,
     Case,
     ForeignCase,
@@ -55,6 +56,14 @@ game_cases = st.builds(
     steps=steps(SMALL_GAME_MUTATORS, 1, 6),
     audit_as=st.sampled_from(AUDIT_AS),
     with_steps=st.booleans(),
+)
+analysis_cases = st.builds(
+    AnalysisCase,
+    ruleset=st.sampled_from(RULESETS),
+    seed=st.integers(0, SEEDS - 1),
+    first_hand=st.booleans(),
+    steps=steps(SMALL_GAME_MUTATORS, 0, 4),
+    window=st.integers(1, 3),
 )
 match_cases = st.builds(
     MatchCase,
@@ -122,6 +131,7 @@ bytes_cases = st.builds(
 
 STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "audit-game": game_cases,
+    "analyze-game": analysis_cases,
     "audit-match": match_cases,
     "import-pb": pb_cases,
     "import-json": json_cases,

@@ -14,7 +14,10 @@
   reads back from that text as itself in canonical form (``canonical``);
 - a record written as protobuf JSON reads back as itself, as notation as its canonical form;
   one with a bad card or rank token is what the notation writer refuses (``ValueError``) and
-  what the JSON reader reports as a problem.
+  what the JSON reader reports as a problem;
+- ``analyse_game`` never raises: a hand's end is analysed (every cost the difference its side
+  counts, never below 0; a costly play with its best play and line; within the node budget) or
+  says why not, and the analysis is JSON-ready.
 
 Each case class has ``draw(rng)``, the benchmark's way to make one; ``tests/fuzz/strategies.py``
 builds the same classes for Hypothesis.
@@ -31,6 +34,7 @@ from typing import Any, ClassVar, Protocol
 from google.protobuf import json_format
 
 from chaodipi.auditor import CODES, audit_game, audit_match
+from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.jsondict import message_dict
 from chaodipi.engine.presets import get_ruleset
 from chaodipi.importers import (
@@ -176,6 +180,27 @@ def check_match(
     return report
 
 
+ANALYSIS_BUDGET = 5_000
+"""Positions an analysis case may search: a few hundred milliseconds at most."""
+NOT_ANALYSED = {"unreadable", "unsupported", "breach", "budget"}
+
+
+def check_analysis(record: records_pb2.GameRecord, window: int) -> None:
+    """Analyse a hand's last ``window`` tricks and check the analysis (docs/analysis.md)."""
+    analysis = analyse_game(record, window=window, budget=ANALYSIS_BUDGET)
+    json.dumps(analysis.as_dict(), ensure_ascii=False)
+    assert analysis.nodes <= ANALYSIS_BUDGET + 1, f"{analysis.nodes} positions searched"
+    if not analysis.analysed:
+        assert analysis.why in NOT_ANALYSED and analysis.reason, (analysis.why, analysis.reason)
+        assert not analysis.plays and analysis.kitty is None
+        return
+    assert analysis.plays and analysis.perfect >= analysis.points_before
+    for play in analysis.plays:
+        lost = play.best_value - play.value if play.defender else play.value - play.best_value
+        assert play.cost == max(lost, 0), play
+        assert bool(play.best) == bool(play.line) == (play.cost > 0), play
+
+
 def check_problem(problem: ImportProblem, name: str) -> None:
     """An import problem names the file, a location in it and what was expected."""
     assert isinstance(problem, ImportProblem), problem
@@ -268,6 +293,38 @@ class GameCase:
             draw_steps(rng, GAME_WEIGHTS, 6),
             rng.choice(AUDIT_AS) if rng.random() < 0.2 else None,
             rng.random() < 0.1,
+        )
+
+
+@dataclass(frozen=True)
+class AnalysisCase:
+    """A generated hand, maybe damaged by game mutators, its last tricks analysed."""
+
+    target: ClassVar[str] = "analyze-game"
+    ruleset: str
+    seed: int
+    first_hand: bool
+    steps: Steps
+    window: int
+
+    def record(self) -> records_pb2.GameRecord:
+        game = game_source(self.ruleset, self.seed, self.first_hand)
+        apply(GAME_MUTATORS, game, self.steps)
+        return game
+
+    def run(self) -> None:
+        check_analysis(self.record(), self.window)
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> AnalysisCase:
+        # A clean hand one time in four: most damage stops the analysis before any search.
+        damage = draw_steps(rng, GAME_WEIGHTS, 4) if rng.random() < 0.75 else ()
+        return cls(
+            rng.choice(RULESETS),
+            rng.randrange(SEEDS),
+            rng.random() < 0.5,
+            damage,
+            rng.randint(1, 3),
         )
 
 
@@ -493,6 +550,9 @@ class BytesCase:
 
 
 CASES: tuple[
-    type[GameCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase | BytesCase], ...
-] = (GameCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
+    type[
+        GameCase | AnalysisCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase | BytesCase
+    ],
+    ...,
+] = (GameCase, AnalysisCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
 """Every target, in the order the benchmark cycles through them."""
