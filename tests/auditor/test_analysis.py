@@ -255,6 +255,27 @@ def test_r_win_a_suit_of_one_kind_is_searched_as_any_other() -> None:
     assert Solver(game, budget=10_000).value(position) == _minimax(game, position, 0, [0])
 
 
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), suit=st.sampled_from("SHCD"), left=st.integers(0, 3))
+def test_r_win_the_solver_equals_plain_minimax_under_an_order_of_the_records_own(
+    ruleset: str, seed: int, suit: str, left: int
+) -> None:
+    # A record's own order may make any card trump: here all but ``left`` ranks of a suit.
+    game, position, points = _window(ruleset, seed, 2)
+    rules = game.table.ruleset
+    always = tuple(f"card:{suit}{rank}" for rank in "23456789TJQKA"[: 13 - left])
+    order = replace(rules.order, trump_tiers=(*always, *rules.order.trump_tiers))
+    ctx = game.table.context
+    table = Table(replace(rules, order=order), ctx.level, ctx.trump)
+    game = Endgame(table, game.dealer, game.kitty)
+    try:
+        expected = _minimax(game, position, points, [0])
+    except _TooBig:
+        assume(False)
+    assert points + Solver(game, budget=10**7).value(position) == expected
+
+
 def test_the_solver_stops_at_its_budget_and_gives_no_value() -> None:
     game, position, _ = _window("classic", 5, 4)
     with pytest.raises(BudgetExceeded):
