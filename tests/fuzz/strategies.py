@@ -35,6 +35,7 @@ from tests.fuzz.targets import (
     JsonCase,
     MatchCase,
     PbCase,
+    RefereeCase,
     TextCase,
 )
 
@@ -64,6 +65,13 @@ analysis_cases = st.builds(
     first_hand=st.booleans(),
     steps=steps(SMALL_GAME_MUTATORS, 0, 4),
     window=st.integers(1, 3),
+)
+referee_cases = st.builds(
+    RefereeCase,
+    ruleset=st.sampled_from(RULESETS),
+    seed=st.integers(0, SEEDS - 1),
+    first_hand=st.booleans(),
+    steps=steps(SMALL_GAME_MUTATORS, 0, 4),
 )
 match_cases = st.builds(
     MatchCase,
@@ -132,6 +140,7 @@ bytes_cases = st.builds(
 STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "audit-game": game_cases,
     "analyze-game": analysis_cases,
+    "referee-game": referee_cases,
     "audit-match": match_cases,
     "import-pb": pb_cases,
     "import-json": json_cases,

@@ -17,7 +17,10 @@
   what the JSON reader reports as a problem;
 - ``analyse_game`` never raises: a hand's end is analysed (every cost the difference its side
   counts, never below 0; a costly play with its best play and line; within the node budget) or
-  says why not, and the analysis is JSON-ready.
+  says why not, and the analysis is JSON-ready;
+- a live ``Referee`` fed a damaged hand's events never raises: each event gets a verdict whose
+  findings have known codes, a refused one leaves the table as it was, an invalid one names its
+  fields, and a hand whose every event was applied ends with the audit of its own record.
 
 Each case class has ``draw(rng)``, the benchmark's way to make one; ``tests/fuzz/strategies.py``
 builds the same classes for Hypothesis.
@@ -36,6 +39,7 @@ from google.protobuf import json_format
 from chaodipi.auditor import CODES, audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.jsondict import message_dict
+from chaodipi.auditor.referee import Referee, events_of
 from chaodipi.engine.presets import get_ruleset
 from chaodipi.importers import (
     ImportFailed,
@@ -49,7 +53,7 @@ from chaodipi.importers.annotate import export_text
 from chaodipi.importers.notation import format_records, read_text
 from chaodipi.importers.tokens import CARD_FIELDS, RANK_FIELDS, bad_token, card, rank
 from chaodipi.service.audited import content_hash
-from chaodipi.v1 import audit_pb2, records_pb2
+from chaodipi.v1 import audit_pb2, records_pb2, referee_pb2
 from tests.auditor.conftest import RULESETS
 from tests.fuzz.mutators import (
     BYTE_EDITS,
@@ -201,6 +205,28 @@ def check_analysis(record: records_pb2.GameRecord, window: int) -> None:
         assert bool(play.best) == bool(play.line) == (play.cost > 0), play
 
 
+def check_referee(record: records_pb2.GameRecord) -> None:
+    """Feed a hand's events to a live referee, every one even after a refusal, and check each
+    verdict and the table it leaves (auditor/referee.py)."""
+    referee = Referee()
+    applied = True
+    for event in events_of(record):
+        before = referee.record.SerializeToString()
+        verdict = referee.handle(event).verdict
+        for finding in verdict.findings:
+            code = CODES.get(finding.code)
+            assert code is not None and finding.severity == code.severity, finding
+        if verdict.result == referee_pb2.VERDICT_RESULT_LEGAL:
+            continue
+        applied = False
+        assert verdict.result != referee_pb2.VERDICT_RESULT_UNSPECIFIED and verdict.reason, verdict
+        if verdict.result == referee_pb2.VERDICT_RESULT_INVALID:
+            assert verdict.violations and all(v.field for v in verdict.violations), verdict
+        assert referee.record.SerializeToString() == before, "a refused event changed the table"
+    if applied and referee.finished:
+        assert referee.report == audit_game(referee.record), "the hand ends otherwise than audited"
+
+
 def check_problem(problem: ImportProblem, name: str) -> None:
     """An import problem names the file, a location in it and what was expected."""
     assert isinstance(problem, ImportProblem), problem
@@ -326,6 +352,31 @@ class AnalysisCase:
             damage,
             rng.randint(1, 3),
         )
+
+
+@dataclass(frozen=True)
+class RefereeCase:
+    """A generated hand, maybe damaged by game mutators, sent event by event to a referee."""
+
+    target: ClassVar[str] = "referee-game"
+    ruleset: str
+    seed: int
+    first_hand: bool
+    steps: Steps
+
+    def record(self) -> records_pb2.GameRecord:
+        game = game_source(self.ruleset, self.seed, self.first_hand)
+        apply(GAME_MUTATORS, game, self.steps)
+        return game
+
+    def run(self) -> None:
+        check_referee(self.record())
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> RefereeCase:
+        # A clean hand one time in five: it plays out, and ends with its audit.
+        damage = draw_steps(rng, GAME_WEIGHTS, 4) if rng.random() < 0.8 else ()
+        return cls(rng.choice(RULESETS), rng.randrange(SEEDS), rng.random() < 0.5, damage)
 
 
 @dataclass(frozen=True)
@@ -551,8 +602,26 @@ class BytesCase:
 
 CASES: tuple[
     type[
-        GameCase | AnalysisCase | MatchCase | PbCase | JsonCase | TextCase | ForeignCase | BytesCase
+        GameCase
+        | AnalysisCase
+        | RefereeCase
+        | MatchCase
+        | PbCase
+        | JsonCase
+        | TextCase
+        | ForeignCase
+        | BytesCase
     ],
     ...,
-] = (GameCase, AnalysisCase, MatchCase, PbCase, JsonCase, TextCase, ForeignCase, BytesCase)
+] = (
+    GameCase,
+    AnalysisCase,
+    RefereeCase,
+    MatchCase,
+    PbCase,
+    JsonCase,
+    TextCase,
+    ForeignCase,
+    BytesCase,
+)
 """Every target, in the order the benchmark cycles through them."""

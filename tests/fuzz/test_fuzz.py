@@ -25,6 +25,7 @@ FUZZ = settings(
 EXAMPLES = {
     "audit-game": 250,
     "analyze-game": 60,
+    "referee-game": 80,
     "audit-match": 80,
     "import-pb": 150,
     "import-json": 120,
@@ -33,7 +34,7 @@ EXAMPLES = {
     "import-godot": 60,
     "import-bytes": 250,
 }
-"""Cases per target in CI (1,210); the benchmark runs 100,000."""
+"""Cases per target in CI (1,290); the benchmark runs 100,000."""
 
 
 @pytest.mark.parametrize("target", list(EXAMPLES))
