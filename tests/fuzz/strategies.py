@@ -8,6 +8,7 @@ simplest source; ``tests/fuzz/campaign.py`` draws the same case classes from ``r
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -49,30 +50,22 @@ def steps(names: Iterable[str], least: int, most: int) -> st.SearchStrategy[Step
 SMALL_GAME_MUTATORS = sorted(set(GAME_MUTATORS) - {"huge_field"})
 """Huge fields have a test of their own: in every case they would make the run slow."""
 
+
+def hands(least: int, most: int) -> dict[str, st.SearchStrategy[Any]]:
+    """A hand case's fields (``HandCase``), with ``least`` to ``most`` game mutations."""
+    return {
+        "ruleset": st.sampled_from(RULESETS),
+        "seed": st.integers(0, SEEDS - 1),
+        "first_hand": st.booleans(),
+        "steps": steps(SMALL_GAME_MUTATORS, least, most),
+    }
+
+
 game_cases = st.builds(
-    GameCase,
-    ruleset=st.sampled_from(RULESETS),
-    seed=st.integers(0, SEEDS - 1),
-    first_hand=st.booleans(),
-    steps=steps(SMALL_GAME_MUTATORS, 1, 6),
-    audit_as=st.sampled_from(AUDIT_AS),
-    with_steps=st.booleans(),
+    GameCase, **hands(1, 6), audit_as=st.sampled_from(AUDIT_AS), with_steps=st.booleans()
 )
-analysis_cases = st.builds(
-    AnalysisCase,
-    ruleset=st.sampled_from(RULESETS),
-    seed=st.integers(0, SEEDS - 1),
-    first_hand=st.booleans(),
-    steps=steps(SMALL_GAME_MUTATORS, 0, 4),
-    window=st.integers(1, 3),
-)
-referee_cases = st.builds(
-    RefereeCase,
-    ruleset=st.sampled_from(RULESETS),
-    seed=st.integers(0, SEEDS - 1),
-    first_hand=st.booleans(),
-    steps=steps(SMALL_GAME_MUTATORS, 0, 4),
-)
+analysis_cases = st.builds(AnalysisCase, **hands(0, 4), window=st.integers(1, 3))
+referee_cases = st.builds(RefereeCase, **hands(0, 4))
 match_cases = st.builds(
     MatchCase,
     ruleset=st.sampled_from(RULESETS),
@@ -81,13 +74,7 @@ match_cases = st.builds(
     audit_as=st.sampled_from(AUDIT_AS),
 )
 sources = st.one_of(
-    st.builds(
-        GameCase,
-        ruleset=st.sampled_from(RULESETS),
-        seed=st.integers(0, SEEDS - 1),
-        first_hand=st.booleans(),
-        steps=steps(SMALL_GAME_MUTATORS, 0, 4),
-    ),
+    st.builds(GameCase, **hands(0, 4)),
     st.builds(
         MatchCase,
         ruleset=st.sampled_from(RULESETS),

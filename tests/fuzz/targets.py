@@ -291,21 +291,34 @@ def _is_writable(record: records_pb2.RecordFile) -> bool:
 
 
 @dataclass(frozen=True)
-class GameCase:
-    """A generated hand damaged by game mutators, audited (maybe under another ruleset)."""
+class HandCase:
+    """A generated hand (4 rulesets × ``SEEDS`` seeds, first hand or not) after game
+    mutations: the input of the hand targets below."""
 
-    target: ClassVar[str] = "audit-game"
     ruleset: str
     seed: int
     first_hand: bool
     steps: Steps
-    audit_as: str | None = None
-    with_steps: bool = False
 
     def record(self) -> records_pb2.GameRecord:
         game = game_source(self.ruleset, self.seed, self.first_hand)
         apply(GAME_MUTATORS, game, self.steps)
         return game
+
+
+def _draw_hand(rng: random.Random, clean: float) -> tuple[str, int, bool, Steps]:
+    """A hand case's fields: undamaged with probability ``clean``, else 1–4 mutations."""
+    damage = draw_steps(rng, GAME_WEIGHTS, 4) if rng.random() >= clean else ()
+    return rng.choice(RULESETS), rng.randrange(SEEDS), rng.random() < 0.5, damage
+
+
+@dataclass(frozen=True)
+class GameCase(HandCase):
+    """A generated hand damaged by game mutators, audited (maybe under another ruleset)."""
+
+    target: ClassVar[str] = "audit-game"
+    audit_as: str | None = None
+    with_steps: bool = False
 
     def run(self) -> None:
         check_game(self.record(), self.audit_as, self.with_steps)
@@ -323,20 +336,11 @@ class GameCase:
 
 
 @dataclass(frozen=True)
-class AnalysisCase:
-    """A generated hand, maybe damaged by game mutators, its last tricks analysed."""
+class AnalysisCase(HandCase):
+    """A generated hand, maybe damaged, its last ``window`` tricks analysed."""
 
     target: ClassVar[str] = "analyze-game"
-    ruleset: str
-    seed: int
-    first_hand: bool
-    steps: Steps
-    window: int
-
-    def record(self) -> records_pb2.GameRecord:
-        game = game_source(self.ruleset, self.seed, self.first_hand)
-        apply(GAME_MUTATORS, game, self.steps)
-        return game
+    window: int = 1
 
     def run(self) -> None:
         check_analysis(self.record(), self.window)
@@ -344,30 +348,14 @@ class AnalysisCase:
     @classmethod
     def draw(cls, rng: random.Random) -> AnalysisCase:
         # A clean hand one time in four: most damage stops the analysis before any search.
-        damage = draw_steps(rng, GAME_WEIGHTS, 4) if rng.random() < 0.75 else ()
-        return cls(
-            rng.choice(RULESETS),
-            rng.randrange(SEEDS),
-            rng.random() < 0.5,
-            damage,
-            rng.randint(1, 3),
-        )
+        return cls(*_draw_hand(rng, 0.25), rng.randint(1, 3))
 
 
 @dataclass(frozen=True)
-class RefereeCase:
-    """A generated hand, maybe damaged by game mutators, sent event by event to a referee."""
+class RefereeCase(HandCase):
+    """A generated hand, maybe damaged, sent event by event to a live referee."""
 
     target: ClassVar[str] = "referee-game"
-    ruleset: str
-    seed: int
-    first_hand: bool
-    steps: Steps
-
-    def record(self) -> records_pb2.GameRecord:
-        game = game_source(self.ruleset, self.seed, self.first_hand)
-        apply(GAME_MUTATORS, game, self.steps)
-        return game
 
     def run(self) -> None:
         check_referee(self.record())
@@ -375,8 +363,7 @@ class RefereeCase:
     @classmethod
     def draw(cls, rng: random.Random) -> RefereeCase:
         # A clean hand one time in five: it plays out, and ends with its audit.
-        damage = draw_steps(rng, GAME_WEIGHTS, 4) if rng.random() < 0.8 else ()
-        return cls(rng.choice(RULESETS), rng.randrange(SEEDS), rng.random() < 0.5, damage)
+        return cls(*_draw_hand(rng, 0.2))
 
 
 @dataclass(frozen=True)
