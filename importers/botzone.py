@@ -21,7 +21,7 @@ from chaodipi.auditor.reading import INCOMPLETE_KEY
 from chaodipi.engine.presets import BOTZONE
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
-from chaodipi.importers.protojson import json_values
+from chaodipi.importers.protojson import documents, json_values
 from chaodipi.v1 import records_pb2
 
 _RANKS = "A23456789TJQK"  # cardscale, with "0" (ten) written T
@@ -444,16 +444,14 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
 def read_botzone(text: str, file: str, strict: bool = False) -> ImportResult:
     """GameRecords from a Botzone log file (one log, an array of logs, or JSON Lines)."""
     out = Collector(file, strict)
-    documents = json_values(text)
-    if isinstance(documents, RecordError):
-        out.problem(documents.location, documents.message)
+    values = json_values(text)
+    if isinstance(values, RecordError):
+        out.problem(values.location, values.message)
         return out.result
     stem = PurePath(file).stem
-    for i, (path, value) in enumerate(documents):
-        record_id = stem if len(documents) == 1 else f"{stem}#{i + 1}"
+    for i, path, value in documents(values, out):
+        record_id = stem if len(values) == 1 else f"{stem}#{i + 1}"
         try:
-            if isinstance(value, RecordError):
-                raise value
             out.add(records_pb2.RecordFile(game=game_from_botzone(value, path, record_id)))
         except RecordError as exc:
             out.problem(exc.location, exc.message)

@@ -18,7 +18,7 @@ from chaodipi.engine.cards import RANK_LETTERS
 from chaodipi.engine.presets import EIGHTY
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
-from chaodipi.importers.protojson import json_values
+from chaodipi.importers.protojson import documents, json_values
 from chaodipi.v1 import records_pb2
 
 FORMAT = "eighty-completed-deal"
@@ -517,14 +517,12 @@ def _is_event_list(document: list[Any]) -> bool:
 def read_eighty(text: str, file: str, strict: bool = False) -> ImportResult:
     """GameRecords from an 80-fen replay file; a bad replay is reported and skipped."""
     out = Collector(file, strict)
-    documents = json_values(text, _is_event_list)
-    if isinstance(documents, RecordError):
-        out.problem(documents.location, documents.message)
+    values = json_values(text, _is_event_list)
+    if isinstance(values, RecordError):
+        out.problem(values.location, values.message)
         return out.result
-    for path, value in documents:
+    for _, path, value in documents(values, out):
         try:
-            if isinstance(value, RecordError):
-                raise value
             out.add(records_pb2.RecordFile(game=game_from_eighty(value, path)))
         except RecordError as exc:
             out.problem(exc.location, exc.message)

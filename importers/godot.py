@@ -23,7 +23,7 @@ from chaodipi.engine.cards import RANK_LETTERS
 from chaodipi.engine.presets import GODOT
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
-from chaodipi.importers.protojson import json_values
+from chaodipi.importers.protojson import documents, json_values
 from chaodipi.v1 import records_pb2
 
 VERSIONS = (1, 2)
@@ -447,16 +447,14 @@ def games_from_godot(
 def read_godot(text: str, file: str, strict: bool = False) -> ImportResult:
     """GameRecords from a shengji-godot log file, one a round; a bad round is reported alone."""
     out = Collector(file, strict)
-    documents = json_values(text)
-    if isinstance(documents, RecordError):
-        out.problem(documents.location, documents.message)
+    values = json_values(text)
+    if isinstance(values, RecordError):
+        out.problem(values.location, values.message)
         return out.result
     stem = PurePath(file).stem
-    for i, (path, value) in enumerate(documents):
-        prefix = stem if len(documents) == 1 else f"{stem}#{i + 1}"
+    for i, path, value in documents(values, out):
+        prefix = stem if len(values) == 1 else f"{stem}#{i + 1}"
         try:
-            if isinstance(value, RecordError):
-                raise value
             games, errors = games_from_godot(value, path, prefix)
         except RecordError as exc:
             out.problem(exc.location, exc.message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -258,8 +258,7 @@ def json_values(
     A top-level array is a list of documents unless ``one_document`` says it is one (a
     format whose document is itself an array). Returns the error (with line and column)
     when the text is none of these. In JSON Lines (a first line that is a JSON value), a
-    later line that is not is given as its error, in its place: the caller reports it alone
-    and reads the others (``raise`` it where a document's problems are caught).
+    later line that is not is given as its error, in its place (``documents`` reports it).
     """
     try:
         document = load_json(text)
@@ -287,6 +286,16 @@ def json_values(
     return [("$", document)]
 
 
+def documents(values: list[tuple[str, Any]], out: Collector) -> Iterator[tuple[int, str, Any]]:
+    """The documents of ``json_values`` with their places; a JSON Lines line that is not JSON
+    is reported to ``out`` where it stands, and the others are read."""
+    for i, (path, value) in enumerate(values):
+        if isinstance(value, RecordError):
+            out.problem(value.location, value.message)
+        else:
+            yield i, path, value
+
+
 def read_json(text: str, file: str, strict: bool = False) -> ImportResult:
     """Records from protobuf JSON text; a bad record is reported with its JSON path and skipped."""
     out = Collector(file, strict)
@@ -294,10 +303,8 @@ def read_json(text: str, file: str, strict: bool = False) -> ImportResult:
     if isinstance(values, RecordError):
         out.problem(values.location, values.message)
         return out.result
-    for path, value in values:
+    for _, path, value in documents(values, out):
         try:
-            if isinstance(value, RecordError):
-                raise value
             out.add(record_from_json(value, path))
         except RecordError as exc:
             out.problem(exc.location, exc.message)
