@@ -593,7 +593,7 @@ class _Parser:
         bid = records_pb2.BidEvent(
             seat=_int(seat, f"bid {number} seat"),
             kind=_enum(BID_WORDS, kind, f"bid {number} kind"),  # type: ignore[arg-type]
-            cards=_read_cards(" ".join(tokens[:split]), f"bid {number}"),
+            cards=_card_tokens(tokens[:split], f"bid {number}"),
         )
         if "trump" in fields:
             bid.trump_chosen = _enum(SUIT_WORDS, fields["trump"], f"bid {number} trump")  # type: ignore[assignment]
