@@ -261,15 +261,23 @@ def _annotate(
             child, gained = solver.after(position, play)
             moves.append((first + t, p, position, play, penalty, child, gained))
             position = child
+    # The value of each position on the record's line, from its end back to the window's
+    # start. Each is guessed as the next one's plus what its play settled: where the play was
+    # a best one, that is its value. Searched first, the positions near the end are small,
+    # and the bounds they prove stay for the positions before them, which contain them. The
+    # window's start, valued last, climbs from 0: guessed from a line with a costly play of
+    # the dealer's side, it would start above its value, whence probes that fail come down
+    # five points at a time, each of them costly.
+    futures = [0] * len(moves) + [solver.value(moves[-1][5], 0)]
+    for i in range(len(moves) - 1, 0, -1):
+        _, _, position, _, penalty, _, gained = moves[i]
+        futures[i] = solver.value(position, gained + penalty + futures[i + 1])
+    futures[0] = solver.value(moves[0][2], 0)
     points = analysis.points_before
-    # The search climbs from its first guess (0 here), and each play's value is guessed as
-    # the best play's, less the points the play settled.
-    future = solver.value(moves[0][2], 0)
-    analysis.perfect = points + future
-    for trick_index, p, position, play, penalty, child, gained in moves:
+    analysis.perfect = points + futures[0]
+    for i, (trick_index, p, position, play, penalty, _, gained) in enumerate(moves):
         seat = play.seat
-        best_future = future
-        future = solver.value(child, best_future - gained)
+        best_future, future = futures[i], futures[i + 1]
         actual = gained + penalty + future
         defender = solver.game.defends(seat)
         lost = (best_future - actual) if defender else (actual - best_future)

@@ -889,11 +889,11 @@ class Solver:
         Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
         and the bounds the probes prove stay in the tables for the next ones. The first
         target is ``guess`` or else the last value found (a play's value is most often its
-        position's); after a probe that succeeds, the lower bound proved plus 5: a probe that
-        fails far above the value (the defenders cannot reach it) costs much more than one
-        that succeeds below it; after one that fails, the upper bound it proved. The guess
-        changes how much is searched, never the value. At most one probe per multiple of 5
-        up to the value, and one per upper bound proved.
+        position's); after a probe that succeeds, the lower bound proved plus 5; after one
+        that fails, the upper bound it proved (halving the interval or doubling the step
+        searched about as many positions: docs/benchmarks.md). The guess changes how much is
+        searched, never the value. At most one probe per multiple of 5 up to the value, and
+        one per upper bound proved.
         """
         search = self._search(position)
         # The value is at least 0 (nothing is taken away from the defenders here) and, points
