@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from chaodipi.cli.console import Command, cell, count, progress_bar, stdout, user
+from chaodipi.cli.console import Command, cell, count, progress_bar, stdout, user, warning
 from chaodipi.cli.records import FilesArg, FormatOpt
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def analyze_command(
     from chaodipi.cli.records import FileReader
 
     results: list[dict[str, object]] = []
-    skipped = 0
+    skipped = stopped = 0
     reader = FileReader(fmt)
     for path, loaded in reader.each(files):
         with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as advance:
@@ -100,6 +100,7 @@ def analyze_command(
                 for name, game in _games(entry):
                     analysis = analyse_game(game, window=window, budget=budget or BUDGET)
                     skipped += not analysis.analysed
+                    stopped += analysis.why == "budget"
                     if as_json:
                         results.append({"file": path.name, "hand": name, **analysis.as_dict()})
                     else:
@@ -108,6 +109,13 @@ def analyze_command(
     if as_json:
         json.dump(results, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
+    if stopped:
+        # What to do about it: the search grows steeply with the tricks left (docs/analysis.md).
+        warning(
+            f"{count(stopped, 'hand')} stopped at the search budget of "
+            f"{count(budget or BUDGET, 'position')}: a smaller --window or a larger --budget "
+            f"may analyse {'it' if stopped == 1 else 'them'}"
+        )
     raise typer.Exit(2 if reader.unreadable else 1 if skipped else 0)
 
 

@@ -50,6 +50,11 @@ def test_analyze_a_hand_over_its_budget_is_not_analysed_and_exits_1(tmp_path: Pa
     assert "not analysed: the search visited more than 1 position" in output
     assert "1 positions" not in output
     assert output.count("not analysed") == 2  # once for each hand, said once
+    # On stderr, once for the run: what to do about it.
+    assert result.stderr.splitlines() == [
+        "warning: 2 hands stopped at the search budget of 1 position: a smaller --window or a "
+        "larger --budget may analyse them"
+    ]
 
 
 def test_analyze_an_unreadable_file_exits_2(tmp_path: Path) -> None:
