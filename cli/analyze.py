@@ -78,7 +78,13 @@ def analyze_command(
     ] = None,
     budget: Annotated[
         int | None,
-        typer.Option(metavar="N", min=1, help="Positions one hand may search before it stops."),
+        typer.Option(
+            metavar="N",
+            min=1,
+            # The solver's default, written here: importing it would load the solver at start-up
+            # (a test keeps the two the same).
+            help="Positions one hand may search before it stops (default: 60,000).",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", metavar="", help="Print the analyses as JSON.")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner, Result
 
+from chaodipi.auditor.analysis import BUDGET
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.cli.main import app
 from chaodipi.importers import write
@@ -55,6 +56,11 @@ def test_analyze_a_hand_over_its_budget_is_not_analysed_and_exits_1(tmp_path: Pa
         "warning: 2 hands stopped at the search budget of 1 position: a smaller --window or a "
         "larger --budget may analyse them"
     ]
+
+
+def test_analyze_help_gives_the_solvers_default_budget() -> None:
+    result = run("analyze", "--help")
+    assert f"(default: {BUDGET:,})" in " ".join(result.output.split())
 
 
 def test_analyze_an_unreadable_file_exits_2(tmp_path: Path) -> None:
