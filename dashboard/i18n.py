@@ -551,6 +551,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "（或多失）的分数（最优出法为 0），并给出最优出法及其后的最优变化。"
         "这是分析，不是问题：审计的统计不变。",
     ),
+    "analysis.window": ("Tricks to analyse, counted from the hand's end", "分析最后几轮（轮数）"),
     "analysis.go": ("Analyse the last tricks", "分析最后几轮"),
     "analysis.summary": (
         "Tricks {first}–{last}: the defenders had {before} points; they ended with {actual} "
@@ -588,8 +589,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "审计在最后几轮发现了违规，局面与实际不符，未分析。",
     ),
     "analysis.not_budget": (
-        "The search hit its limit of positions before it was done: not analysed (never guessed).",
-        "搜索局面数达到上限仍未完成，未分析（不作猜测）。",
+        "The search hit its limit of positions before it was done: not analysed (never "
+        "guessed). Fewer tricks may be analysed.",
+        "搜索局面数达到上限仍未完成，未分析（不作猜测）。减少轮数或可分析。",
     ),
     "players.endgame_heading": ("Endgames: points lost per hand", "残局：每局损失的分数"),
     "players.endgame_about": (

@@ -66,7 +66,7 @@ from sqlmodel import col
 
 from chaodipi.auditor import CODES, audit_game, describe_position, describe_result
 from chaodipi.auditor.analysis import HandAnalysis as HandAnalysis  # the dashboard reads it here
-from chaodipi.auditor.analysis import analyse_game
+from chaodipi.auditor.analysis import analyse_game, default_window
 from chaodipi.auditor.reading import Violation, resolve_ruleset
 from chaodipi.auditor.wire import SUITS_BY_PROTO, short_level_result
 from chaodipi.engine.cards import KINDS, CardError, card_token, rank_index
@@ -390,6 +390,11 @@ class StoredGame:
         ruleset's default window, 4 or 5 tricks): each play's cost; analysis, not findings:
         nothing is stored."""
         return analyse_game(self.record, window=window)
+
+    @property
+    def analysis_window(self) -> int:
+        """The window ``analyse`` takes when none is asked for: its ruleset's, as audited."""
+        return default_window(self.report.ruleset or self.record.ruleset)
 
     def reaudit(self, ruleset: Ruleset | None = None) -> audit_pb2.AuditReport:
         """The current auditor's report on the stored record under ``ruleset`` (None: the

@@ -348,8 +348,19 @@ st.caption(t(lang, "replay.download_note"))
 
 with st.expander(t(lang, "analysis.heading")):
     st.write(t(lang, "analysis.about"))
+    stored_game = view.replay.game
+    tricks = max(len(stored_game.record.tricks), 1)
+    # The ruleset's window by default; fewer tricks when a hand's search stops at its budget.
+    window = st.number_input(
+        t(lang, "analysis.window"),
+        min_value=1,
+        max_value=tricks,
+        value=min(stored_game.analysis_window, tricks),
+        step=1,
+        key="analysis-window",
+    )
     if st.button(t(lang, "analysis.go"), key="analyse"):
-        st.session_state["analysis-result"] = (game_id, view.replay.game.analyse())
+        st.session_state["analysis-result"] = (game_id, stored_game.analyse(int(window)))
     analysed = st.session_state.get("analysis-result")
     if analysed is not None and analysed[0] == game_id:
         st.html(analysis_html(view, analysed[1], lang))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,19 @@ def test_replay_analysis_shows_each_plays_cost_and_the_best_line(seeded_env: See
     at.button(key="analyse").click().run()
     assert not at.exception
     assert "cdp-analysis" in html_of(at) and "under perfect play from trick" in html_of(at)
+
+
+def test_replay_analysis_takes_the_number_of_tricks_asked_for(seeded_env: Seeded) -> None:
+    at = page("replay", "en", game=seeded_env.clean)
+    stored = ReadModel.open(seeded_env.url).game(seeded_env.clean)
+    assert stored is not None
+    window = at.number_input(key="analysis-window")
+    assert window.value == stored.analysis_window  # the ruleset's window, 4 or 5
+    window.set_value(2).run()
+    at.button(key="analyse").click().run()
+    assert not at.exception
+    found = re.search(r"Tricks (\d+)–(\d+)", html_of(at))
+    assert found is not None and int(found[2]) - int(found[1]) == 1
 
 
 def test_replay_steps_forward_back_by_trick_to_findings_and_the_ends(seeded_env: Seeded) -> None:
