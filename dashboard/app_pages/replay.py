@@ -357,7 +357,7 @@ with st.expander(t(lang, "analysis.heading")):
         max_value=tricks,
         value=min(stored_game.analysis_window, tricks),
         step=1,
-        key="analysis-window",
+        key=f"analysis-window-{game_id}",  # a game's own: another's may have fewer tricks
     )
     if st.button(t(lang, "analysis.go"), key="analyse"):
         st.session_state["analysis-result"] = (game_id, stored_game.analyse(int(window)))

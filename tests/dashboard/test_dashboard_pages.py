@@ -122,7 +122,7 @@ def test_replay_analysis_takes_the_number_of_tricks_asked_for(seeded_env: Seeded
     at = page("replay", "en", game=seeded_env.clean)
     stored = ReadModel.open(seeded_env.url).game(seeded_env.clean)
     assert stored is not None
-    window = at.number_input(key="analysis-window")
+    window = at.number_input(key=f"analysis-window-{seeded_env.clean}")
     assert window.value == stored.analysis_window  # the ruleset's window, 4 or 5
     window.set_value(2).run()
     at.button(key="analyse").click().run()
