@@ -551,7 +551,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "（或多失）的分数（最优出法为 0），并给出最优出法及其后的最优变化。"
         "这是分析，不是问题：审计的统计不变。",
     ),
-    "analysis.window": ("Tricks to analyse, counted from the hand's end", "分析最后几轮（轮数）"),
+    "analysis.window": ("Tricks, from the hand's end", "最后几轮"),
     "analysis.go": ("Analyse the last tricks", "分析最后几轮"),
     "analysis.summary": (
         "Tricks {first}–{last}: the defenders had {before} points; they ended with {actual} "

@@ -351,7 +351,8 @@ with st.expander(t(lang, "analysis.heading")):
     stored_game = view.replay.game
     tricks = max(len(stored_game.record.tricks), 1)
     # The ruleset's window by default; fewer tricks when a hand's search stops at its budget.
-    window = st.number_input(
+    window_box, run_box = st.columns([1, 3], vertical_alignment="bottom")
+    window = window_box.number_input(
         t(lang, "analysis.window"),
         min_value=1,
         max_value=tricks,
@@ -359,7 +360,7 @@ with st.expander(t(lang, "analysis.heading")):
         step=1,
         key=f"analysis-window-{game_id}",  # a game's own: another's may have fewer tricks
     )
-    if st.button(t(lang, "analysis.go"), key="analyse"):
+    if run_box.button(t(lang, "analysis.go"), key="analyse"):
         st.session_state["analysis-result"] = (game_id, stored_game.analyse(int(window)))
     analysed = st.session_state.get("analysis-result")
     if analysed is not None and analysed[0] == game_id:
