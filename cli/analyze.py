@@ -97,6 +97,7 @@ def analyze_command(
     from chaodipi.auditor.analysis import BUDGET, analyse_game
     from chaodipi.cli.records import FileReader
 
+    limit = budget or BUDGET
     results: list[dict[str, object]] = []
     skipped = stopped = 0
     reader = FileReader(fmt)
@@ -104,7 +105,7 @@ def analyze_command(
         with progress_bar(f"analysing {path.name}", len(loaded.records), quiet=as_json) as advance:
             for entry in loaded.records:
                 for name, game in _games(entry):
-                    analysis = analyse_game(game, window=window, budget=budget or BUDGET)
+                    analysis = analyse_game(game, window=window, budget=limit)
                     skipped += not analysis.analysed
                     stopped += analysis.why == "budget"
                     if as_json:
@@ -119,7 +120,7 @@ def analyze_command(
         # What to do about it: the search grows steeply with the tricks left (docs/analysis.md).
         warning(
             f"{count(stopped, 'hand')} stopped at the search budget of "
-            f"{count(budget or BUDGET, 'position')}: a smaller --window or a larger --budget "
+            f"{count(limit, 'position')}: a smaller --window or a larger --budget "
             f"may analyse {'it' if stopped == 1 else 'them'}"
         )
     raise typer.Exit(2 if reader.unreadable else 1 if skipped else 0)
