@@ -596,6 +596,20 @@ def check_bid(
     >>> check_bid(CLASSIC, state, Bid.parse(0, "declare", "BJ"), held=parse_cards("BJ"))
     'BJ is not a declare in classic (常主不可进行报主): it shows one level card of any suit'
     """
+    judged = _judge_bid(ruleset, state, bid, held)
+    return judged if isinstance(judged, str) else None
+
+
+_Shown = tuple[int, tuple[str, int] | None, int | None]
+"""What a legal bid shows, as ``_judge_bid`` read it: its card, its ladder place (None for a
+kitty flip or a lock) and the trump it makes."""
+
+
+def _judge_bid(
+    ruleset: Ruleset, state: BiddingState, bid: Bid, held: Sequence[int]
+) -> str | _Shown:
+    """Why ``bid`` is illegal (``check_bid``), or what it shows: read once for the check and
+    for ``apply_bid``, which would otherwise read its card, place and trump again."""
     if not 0 <= bid.seat < 4:
         return f"bad seat {bid.seat}: expected 0-3"
     reason = _phase_reason(ruleset, state, bid)
@@ -604,7 +618,7 @@ def check_bid(
     if not bid.cards:
         return "a bid shows at least one card"
     if bid.kind is BidKind.KITTY_FLIP:
-        return _flip_reason(ruleset, state, bid)
+        return _flip_reason(ruleset, state, bid) or (bid.cards[0], None, None)
     rule = ruleset.bidding
     shape = _bid_shape(rule, bid.cards)
     if isinstance(shape, str):
@@ -622,7 +636,7 @@ def check_bid(
     if reason is not None:
         return reason
     if bid.kind is BidKind.LOCK:
-        return _lock_reason(ruleset, state, bid, card)
+        return _lock_reason(ruleset, state, bid, card) or (card, None, None)
     place = _ladder_place(rule, card, count, "" if joker is None else JOKER_WITH)
     allowed = _allowed(rule, bid.kind)
     if place is None or place[0] not in allowed:
@@ -636,7 +650,8 @@ def check_bid(
     reason = _standing_reason(ruleset, state, bid, *place)
     if reason is not None:
         return reason
-    return _trump_of(ruleset, card, bid)[1]
+    trump, reason = _trump_of(ruleset, card, bid)
+    return reason if reason is not None else (card, place, trump)
 
 
 def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None:
@@ -667,9 +682,10 @@ def apply_bid(
     >>> state.trump_label, state.dealer
     ('♣', 1)
     """
-    reason = check_bid(ruleset, state, bid, held=held)
-    if reason is not None:
-        raise BidError(reason)
+    judged = _judge_bid(ruleset, state, bid, held)
+    if isinstance(judged, str):
+        raise BidError(judged)
+    card, place, made = judged
     bids = (*state.bids, bid)
     level, dealer, trump, trump_known = state.level, state.dealer, state.trump, state.trump_known
     standing, first_declarer, stake = state.standing, state.first_declarer, state.stake
@@ -678,9 +694,6 @@ def apply_bid(
     if bid.kind is BidKind.KITTY_FLIP:
         flips = (*flips, (bid.seat, bid.cards[0]))
     else:
-        shape = _bid_shape(ruleset.bidding, bid.cards)
-        assert not isinstance(shape, str)  # check_bid has accepted it
-        joker, card, count = shape
         shown = (*shown, *((bid.seat, k) for k in bid.cards))
         unchecked += int(state.phase is Phase.DRAWING and bid.drawn_count is None)
         if bid.kind is BidKind.LOCK and standing is not None:
@@ -690,15 +703,14 @@ def apply_bid(
                 standing.seat, standing.kind, standing.card, entry, rank, locked=True
             )
         else:
-            prefix = "" if joker is None else JOKER_WITH
-            entry, rank = _ladder_place(ruleset.bidding, card, count, prefix) or ("", -1)
+            entry, rank = place or ("", -1)
             chao_di = bid.kind is BidKind.CHAO_DI
             # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).
             if not chao_di:
                 dealer = _dealer_after(ruleset, state, bid)
             level = state._level_of_dealer(dealer)
             standing = StandingBid(bid.seat, bid.kind, card, entry, rank)
-            trump, trump_known = _trump_of(ruleset, card, bid)[0], True
+            trump, trump_known = made, True
             stake += int(ruleset.bidding.overcall_adds_stake and bid.kind is not BidKind.DECLARE)
             if chao_di:
                 kitty_holder = bid.seat
