@@ -298,6 +298,10 @@ def lead_units(
                 units.append(unit)
     else:
         units = canonical_split(ctx, cards)
+        if units and units[0].width == 1:
+            # Singles only (the canonical split puts a larger unit first), already highest
+            # first, as the sort below would leave them: most throws.
+            return tuple(units)
     return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
 
 
@@ -369,9 +373,24 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
 
 
 def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) -> list[Unit]:
-    """The units of ``units`` with the lowest ``key``, in card-kind order."""
-    lowest = min(key(unit) for unit in units)
-    return sorted({unit for unit in units if key(unit) == lowest}, key=lambda u: u.kinds)
+    """The units of ``units`` with the lowest ``key``, in card-kind order.
+
+    One pass, each unit keyed once; a lone unit (a failed throw with one beaten unit) is
+    not keyed at all. Tied units have one width, so their kinds order them.
+    """
+    if len(units) == 1:
+        return [units[0]]
+    tied: list[Unit] = []
+    lowest: tuple[int, ...] | None = None
+    for unit in units:
+        value = key(unit)
+        if lowest is None or value < lowest:
+            lowest, tied = value, [unit]
+        elif value == lowest and unit not in tied:
+            tied.append(unit)
+    if len(tied) > 1:
+        tied.sort(key=lambda u: u.kinds)
+    return tied
 
 
 def _forced_tie(
@@ -384,12 +403,15 @@ def _forced_tie(
     strength = ctx.strength
     if rule.forced_unit is ForcedUnit.SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
-        return _tied_lowest(beaten, lambda u: (u.size, strength[u.top], u.width))
+        # Fields, not the size and top properties: interpreted, each a call.
+        return _tied_lowest(
+            beaten, lambda u: (u.width * len(u.kinds), strength[u.kinds[-1]], u.width)
+        )
     # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
     # first, as the 80-fen program lists tractors and pairs before singles.
     lowest = _tied_lowest(
         units if rule.forced_unit is ForcedUnit.LOWEST_TOP else beaten,
-        lambda u: (strength[u.top], -u.size, -u.width),
+        lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width),
     )
     if rule.forced_unit is ForcedUnit.LOWEST_TOP:
         return lowest
