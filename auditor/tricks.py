@@ -56,6 +56,10 @@ def play_tricks(replay: HandState) -> None:
     suit = context.suit
     hands = replay.hands
     due = replay.dealer
+    # A seat once void in a suit stays void to the hand's end (cards leave a hand only in
+    # the play): ``seat << 3 | suit`` for each seat whose follow off the led suit
+    # ``follows_in_kind`` found plain, so that its later ones are not asked again.
+    voids: set[int] = set()
     for t, trick in enumerate(replay.read.tricks):
         answered = lead_trick(replay, table, t, trick, due)
         plays = trick.plays
@@ -81,7 +85,10 @@ def play_tricks(replay: HandState) -> None:
                     if kind >= 0 and suit[kind] == led:
                         counts[kind] -= width
                         continue
-                    if follows_in_kind(context, width, led, counts, cards):
+                    void = play.seat << 3 | led
+                    if void in voids or follows_in_kind(context, width, led, counts, cards):
+                        if suit[cards[0]] != led:
+                            voids.add(void)
                         for k in cards:
                             counts[k] -= 1
                         continue
