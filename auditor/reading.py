@@ -805,10 +805,12 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
         i = 2
     plays: list[ReadPlay] = []
     while i + 1 < size and data[i] == _PLAY_TAG:
-        end = i + 2 + data[i + 1]
-        if data[i + 1] > 127:  # a length of more than one byte
+        length = data[i + 1]
+        if length > 127:  # a length of more than one byte
             return None
-        encoded = data[i + 2 : end]
+        start = i + 2
+        end = start + length
+        encoded = data[start:end]
         shared = _PLAYS_BY_CODE.get(encoded)
         if shared is not None:  # most plays
             plays.append(shared)
@@ -824,7 +826,8 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
         return None
     claim = None
     if i + 1 < size and data[i] == _CLAIM_TAG:
-        if data[i + 1] > 127 or i + 2 + data[i + 1] != size:
+        length = data[i + 1]
+        if length > 127 or i + 2 + length != size:
             return None
         encoded = data[i + 2 :]
         claim = _CLAIMS_BY_CODE.get(encoded) or _claims_from_wire(encoded)
