@@ -69,10 +69,15 @@ def report_of(replay: HandState) -> audit_pb2.AuditReport:
     """The hand's report: what was computed, every finding (tallied), steps and notes."""
     report = replay.report
     report.ruleset = replay.ruleset.id
-    report.findings.extend(replay.findings.items)
-    report.steps.extend(replay.steps)
-    report.notes.extend(replay.notes)
-    tally_findings(report)
+    # Most hands have no finding, step or note: an empty field is left as the fresh report
+    # holds it (its counts 0), not extended by nothing.
+    if replay.findings.items:
+        report.findings.extend(replay.findings.items)
+        tally_findings(report)
+    if replay.steps:
+        report.steps.extend(replay.steps)
+    if replay.notes:
+        report.notes.extend(replay.notes)
     return report
 
 
