@@ -263,16 +263,19 @@ def _annotate(
             position = child
     # The value of each position on the record's line, from its end back to the window's
     # start. Each is guessed as the next one's plus what its play settled: where the play was
-    # a best one, that is its value. Searched first, the positions near the end are small,
-    # and the bounds they prove stay for the positions before them, which contain them. The
-    # window's start, valued last, climbs from 0: guessed from a line with a costly play of
-    # the dealer's side, it would start above its value, whence probes that fail come down
-    # five points at a time, each of them costly.
+    # a best one, that is its value. That sum is also a bound no probe need prove again: the
+    # position's value is at least it after a defender's play, at most after a dealer-side
+    # one. Searched first, the positions near the end are small, and the bounds they prove
+    # stay for the positions before them, which contain them. The window's start, valued
+    # last, climbs from 0 (or from its lead's value when a defender leads): guessed from a
+    # line with a costly play of the dealer's side, it would start above its value, whence
+    # probes that fail come down five points at a time, each of them costly.
     futures = [0] * len(moves) + [solver.value(moves[-1][5], 0)]
-    for i in range(len(moves) - 1, 0, -1):
-        _, _, position, _, penalty, _, gained = moves[i]
-        futures[i] = solver.value(position, gained + penalty + futures[i + 1])
-    futures[0] = solver.value(moves[0][2], 0)
+    for i in range(len(moves) - 1, -1, -1):
+        _, _, position, play, penalty, _, gained = moves[i]
+        played = gained + penalty + futures[i + 1]
+        known = solver.bounds_after(position, play, played)
+        futures[i] = solver.value(position, played if i else 0, known)
     points = analysis.points_before
     analysis.perfect = points + futures[0]
     for i, (trick_index, p, position, play, penalty, _, gained) in enumerate(moves):
@@ -304,19 +307,20 @@ def _annotate(
         points += gained + penalty
     analysis.actual = points
     took = solver.game.defends(results[-1].winner)
-    analysis.kitty = _kitty_note(analysis, solver, [m[2] for m in moves], took)
+    analysis.kitty = _kitty_note(analysis, solver, [m[2] for m in moves], futures, took)
 
 
 def _best_line(solver: Solver, position: Position, target: int) -> tuple[Play, list[Play]]:
     """The first searched play reaching ``target`` and a line of perfect play from it."""
-    play, child, _ = solver.best_play(position, target)
-    return play, [play, *solver.line(child)]
+    play, child, gained = solver.best_play(position, target)
+    return play, [play, *solver.line(child, target - gained)]
 
 
-def _kitty_on_line(solver: Solver, position: Position) -> bool:
-    """Whether a defender wins the last trick on a line of perfect play from ``position``."""
+def _kitty_on_line(solver: Solver, position: Position, value: int) -> bool:
+    """Whether a defender wins the last trick on a line of perfect play from ``position``
+    (whose value is ``value``)."""
     winner = -1
-    for play in solver.line(position):
+    for play in solver.line(position, value):
         position, _ = solver.after(position, play)
         if not position.plays:
             winner = position.leader
@@ -324,20 +328,25 @@ def _kitty_on_line(solver: Solver, position: Position) -> bool:
 
 
 def _kitty_note(
-    analysis: HandAnalysis, solver: Solver, positions: list[Position], took: bool
+    analysis: HandAnalysis,
+    solver: Solver,
+    positions: list[Position],
+    values: list[int],
+    took: bool,
 ) -> KittyNote | None:
     """The last costly play after which perfect play reached the kitty outcome the hand had.
 
     Perfect play from just before a play takes the kitty or not (on the line ``Solver.line``
     finds). A defender's play that turned it away is "missed", a dealer-side play that
     turned it to the defenders "gave away"; a play that turned it the player's own way is
-    no note. Lines are walked only around the costly plays, latest first.
+    no note. Lines are walked only around the costly plays, latest first, from the
+    positions' ``values`` found before.
     """
     known: dict[int, bool] = {len(positions): took}
 
     def kitty_at(j: int) -> bool:
         if j not in known:
-            known[j] = _kitty_on_line(solver, positions[j])
+            known[j] = _kitty_on_line(solver, positions[j], values[j])
         return known[j]
 
     if kitty_at(0) == took:

@@ -883,7 +883,9 @@ class Solver:
             self._kitty[lead] = bonus
         return bonus
 
-    def value(self, position: Position, guess: int | None = None) -> int:
+    def value(
+        self, position: Position, guess: int | None = None, known: tuple[int, int] | None = None
+    ) -> int:
         """The points the defenders add from ``position`` under perfect play by both sides.
 
         Found by null-window probes (MTD(f)): each asks whether the value reaches a target,
@@ -893,12 +895,13 @@ class Solver:
         that fails, the upper bound it proved (halving the interval or doubling the step
         searched about as many positions: docs/benchmarks.md). The guess changes how much is
         searched, never the value. At most one probe per multiple of 5 up to the value, and
-        one per upper bound proved.
+        one per upper bound proved. ``known`` gives bounds the caller holds on the value
+        (``bounds_after``), which no probe then proves again.
         """
         search = self._search(position)
         # The value is at least 0 (nothing is taken away from the defenders here) and, points
         # and kitty bonuses being multiples of 5, so are the targets.
-        low, high = 0, HIGH
+        low, high = known or (0, HIGH)
         target = self._guess if guess is None else guess
         while low < high:
             beta = min(max(target, low + 1), high)
@@ -911,6 +914,27 @@ class Solver:
                 target = low + 5
         self._guess = low
         return low
+
+    def bounds_after(self, position: Position, play: Play, value: int) -> tuple[int, int] | None:
+        """What ``value``, the defenders' points from ``position`` on after ``play`` (what
+        the play settled included), proves of the position's value: at least as much for a
+        defender's play, at most for a dealer-side one, since the position's value is the
+        best of its searched plays'. None when the search does not compare the play: a throw
+        other than its suit's standing one (lead_options).
+
+        A failed throw puts down one unit and costs the thrower's side its penalty or
+        nothing: never better for that side than leading the unit, so the bound holds for it.
+        """
+        seat = position.seat
+        classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
+        cards = _canonical(play.cards, classes) if classes else tuple(sorted(play.cards))
+        for searched in self.plays(position):
+            # A throw's units decide the follows' duties: the same cards split otherwise are
+            # another play. (A follow's cards come in the order they were found.)
+            same = len(play.units) < 2 or searched.units == play.units
+            if same and tuple(sorted(searched.cards)) == cards:
+                return (value, HIGH) if self._defenders[seat] else (0, value)
+        return None
 
     def _search(self, position: Position) -> Callable[[int, int], int]:
         """The fail-soft search of ``position`` within a window (alpha, beta)."""
@@ -1237,10 +1261,11 @@ class Solver:
             return 0
         return self._taken(plays, lead, won, True)
 
-    def line(self, position: Position) -> list[Play]:
-        """A line of perfect play from ``position`` to the end of the hand."""
+    def line(self, position: Position, value: int | None = None) -> list[Play]:
+        """A line of perfect play from ``position`` to the end of the hand (``value``, the
+        position's, when the caller knows it)."""
         line: list[Play] = []
-        target = self.value(position)
+        target = self.value(position) if value is None else value
         while not position.over:
             play, position, gained = self.best_play(position, target)
             line.append(play)

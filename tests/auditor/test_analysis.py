@@ -170,6 +170,44 @@ def test_r_win_best_play_is_the_first_play_whose_own_value_is_the_best(
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
+def test_r_win_a_plays_value_bounds_its_positions_from_its_sides_end(
+    ruleset: str, seed: int, k: int
+) -> None:
+    # The analysis gives value() the bound a recorded play proves: it must hold for every
+    # searched play, and the value found within it must be the value found without.
+    game, start, _ = _window(ruleset, seed, k)
+    solver = Solver(game, budget=10**7)
+    lead = solver.plays(start)[0]
+    for position in (start, start.play(lead)):  # a trick's start, and within a trick
+        target = Solver(game, budget=10**7).value(position)
+        for play in solver.plays(position):
+            child, gained = solver.after(position, play)
+            played = gained + solver.value(child)
+            known = solver.bounds_after(position, play, played)
+            assert known is not None and played in known
+            assert known[0] <= target <= known[1]
+            assert Solver(game, budget=10**7).value(position, played, known) == target
+
+
+def test_r_throw_check_a_throw_smaller_than_the_standing_one_bounds_nothing() -> None:
+    # Seat 0 (the dealer) holds the three highest spades: the throw searched is all three,
+    # not ♠A ♠K, so ♠A ♠K's value says nothing of the position's.
+    game = _game("H", "")
+    position = _start(["SA SK SQ", "S3 S4 S5", "S6 S7 S8", "S9 ST SJ"], leader=0)
+    solver = Solver(game, budget=10_000)
+    table = game.table
+    whole, part = (
+        Play(0, tuple(cards), table.lead(tuple(cards)).units)
+        for cards in (parse_cards("SA SK SQ"), parse_cards("SA SK"))
+    )
+    assert len(part.units) == 2
+    assert solver.bounds_after(position, whole, 25) == (0, 25)
+    assert solver.bounds_after(position, part, 25) is None
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
 def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, k: int) -> None:
