@@ -172,7 +172,7 @@ def test_r_win_best_play_is_the_first_play_whose_own_value_is_the_best(
 @pytest.mark.parametrize("ruleset", RULESETS)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
-def test_r_win_a_plays_value_bounds_its_positions_from_its_sides_end(
+def test_r_win_a_searched_plays_value_bounds_its_positions_value(
     ruleset: str, seed: int, k: int
 ) -> None:
     # The analysis gives value() the bound a recorded play proves: it must hold for every
