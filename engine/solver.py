@@ -717,8 +717,11 @@ class Solver:
 
     def plays(self, position: Position) -> list[Play]:
         """The plays searched for the seat to play, one per class of equivalent plays."""
+        classes = equivalent_cards(self.game.table, position.hands, position.seat, position.plays)
+        return self._plays(position, classes)
+
+    def _plays(self, position: Position, classes: dict[int, tuple[int, ...]]) -> list[Play]:
         seat = position.seat
-        classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
         if not position.plays:
             return self._leads(position.hands, seat, classes)
         follows, _ = self._follow_plays(
@@ -928,7 +931,7 @@ class Solver:
         seat = position.seat
         classes = equivalent_cards(self.game.table, position.hands, seat, position.plays)
         cards = _canonical(play.cards, classes) if classes else tuple(sorted(play.cards))
-        for searched in self.plays(position):
+        for searched in self._plays(position, classes):
             # A throw's units decide the follows' duties: the same cards split otherwise are
             # another play. (A follow's cards come in the order they were found.)
             same = len(play.units) < 2 or searched.units == play.units
