@@ -106,9 +106,10 @@ class _ReportPrinter:
                 )
             )
 
-    def report(self, name: str, report: audit_pb2.AuditReport) -> None:
-        # Each field read once: a report's first read of a field builds its Python wrapper,
-        # and a clean report's line is read from a report fresh from the audit.
+    def report(self, name: str, report: audit_pb2.AuditReport) -> bool:
+        """Print a report; whether it has findings or rejections (for the exit code)."""
+        # Each field read once, here: a report's first read of a field builds its Python
+        # wrapper, and a clean report's line is read from a report fresh from the audit.
         head: list[Piece] = [(name, "bold")]
         record_id, ruleset = report.record_id, report.ruleset
         if record_id:
@@ -120,7 +121,7 @@ class _ReportPrinter:
             self.line(*head, ": ", ("not replayable", "red"))
             for v in rejections:
                 self.line("  ", v.field, ": ", v.description)
-            return
+            return True
         computed, findings = report.computed, report.findings
         if computed.HasField("level_result"):
             summary = (
@@ -157,6 +158,7 @@ class _ReportPrinter:
             self.console.print(table)
         for note in report.notes:
             self.line("  ", (f"note: {note}", "dim"))
+        return bool(findings)
 
 
 class _JsonArray:
@@ -239,11 +241,13 @@ def audit(
         with progress_bar(f"auditing {file}", stream.expected, quiet=as_json) as advance:
             for entry in reader.entries(stream):
                 for name, report in audit_entry(entry):
-                    findings += bool(report.findings) or bool(report.rejections)
                     if as_json:
-                        array.add(message_dict(report))
+                        element = message_dict(report)
+                        # An empty list is left out, as protobuf's JSON leaves it.
+                        findings += "findings" in element or "rejections" in element
+                        array.add(element)
                     else:
-                        printer.report(f"{file} {name}" if name else file, report)
+                        findings += printer.report(f"{file} {name}" if name else file, report)
                 advance(stream.expected)
     if as_json:
         array.close()

@@ -66,7 +66,8 @@ class FileReader:
         errors = stream.result.errors
         shown = given = 0
         for item in items:
-            shown = _show(errors, shown)
+            if len(errors) > shown:
+                shown = _show(errors, shown)
             given += 1
             yield item
         _show(errors, shown)

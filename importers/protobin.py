@@ -172,10 +172,9 @@ def _stream(
     is a problem at its record number and byte."""
     clean = True
     for i, (start, body, message, canonical) in enumerate(frames):
-        where = f"record {i + 1} (byte {start})"
         if message is None:
             clean = False
-            out.problem(where, "expected a RecordFile message holding a game or a match")
+            out.problem(_where(i, start), "expected a RecordFile message holding a game or a match")
             stream.expected -= 1
             continue
         found = (
@@ -184,12 +183,17 @@ def _stream(
             else bad_token(message, "", json_names=False, data=body)
         )
         if found:
-            out.problem(f"{where}: {found[0]}", found[1])
+            out.problem(f"{_where(i, start)}: {found[0]}", found[1])
             stream.expected -= 1
             continue
         yield message
     messages = "RecordFile messages" if clean else "messages"
     out.note(f"{out.file}: read as a length-delimited stream of {count} {messages}")
+
+
+def _where(index: int, start: int) -> str:
+    """Where a stream's frame is: its record number and byte (said only of a bad one)."""
+    return f"record {index + 1} (byte {start})"
 
 
 def stream_pb(data: bytes, file: str, strict: bool = False) -> RecordStream:
