@@ -96,10 +96,12 @@ class Beat:
 class ThrowVerdict:
     """Outcome of the throw check of one lead (R-THROW-CHECK, R-THROW-FORCE, R-THROW-PENALTY).
 
-    ``beaten`` lists, for every beaten unit, every seat that beats it with the
-    highest such unit it holds. ``forced`` is what the leader must play when the
-    throw fails (a unit of the throw, or one card of one: ``ThrowRule.forced_unit``);
-    ``penalty`` the points due (0 when it stands); ``reason`` says it in a referee's words.
+    ``beats`` holds, for every beaten unit, every seat that beats it with the highest such
+    unit it holds, as ``(unit, seat, by)``; ``beaten`` makes them ``Beat``s when asked (most
+    failed throws are enforced as due and never show their evidence). ``forced`` is what the
+    leader must play when the throw fails (a unit of the throw, or one card of one:
+    ``ThrowRule.forced_unit``); ``penalty`` the points due (0 when it stands); ``reason`` says
+    it in a referee's words.
     ``tied`` holds every unit the forced-unit rule cannot tell apart from ``forced`` (the
     same shape, cards of equal order; ``forced`` first, the rest in card-kind order) and
     ``forced_options`` those a table may force (R-THROW-FORCE-TIE): all of ``tied``, or
@@ -110,7 +112,7 @@ class ThrowVerdict:
     units: tuple[Unit, ...]
     is_throw: bool
     stands: bool
-    beaten: tuple[Beat, ...]
+    beats: tuple[tuple[Unit, int, Unit], ...]
     forced: Unit | None
     penalty: int
     leader: int
@@ -125,7 +127,7 @@ class ThrowVerdict:
         units: tuple[Unit, ...],
         is_throw: bool,
         stands: bool,
-        beaten: tuple[Beat, ...],
+        beats: tuple[tuple[Unit, int, Unit], ...],
         forced: Unit | None,
         penalty: int,
         leader: int,
@@ -138,7 +140,7 @@ class ThrowVerdict:
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "is_throw", is_throw)
         object.__setattr__(self, "stands", stands)
-        object.__setattr__(self, "beaten", beaten)
+        object.__setattr__(self, "beats", beats)
         object.__setattr__(self, "forced", forced)
         object.__setattr__(self, "penalty", penalty)
         object.__setattr__(self, "leader", leader)
@@ -149,20 +151,28 @@ class ThrowVerdict:
         object.__setattr__(self, "forced_options", forced_options)
 
     @property
+    def beaten(self) -> tuple[Beat, ...]:
+        """Every ``Beat`` found, unit by unit of the throw and seat by seat after the leader."""
+        return tuple([Beat(unit, seat, by) for unit, seat, by in self.beats])
+
+    @property
     def rule(self) -> str:
         """The ruling that decides: R-THROW-CHECK, or R-THROW-FORCE for a failed throw."""
         return "R-THROW-CHECK" if self.stands else "R-THROW-FORCE"
 
     def accepts_forced(self, cards: Sequence[int]) -> bool:
         """Whether ``cards``, put down after this failed throw, are a unit it may force."""
-        played = sorted(cards)
-        return any(sorted(unit.cards()) == played for unit in self.forced_options)
+        # A list's ``in``: cheaper than any() over a generator (the options are one or few).
+        return sorted(cards) in [sorted(unit.cards()) for unit in self.forced_options]
 
     @property
     def lead(self) -> Lead:
         """What the followers answer: the lead when it stands, else the forced unit alone."""
-        if self.forced is not None and not self.stands:
-            return Lead((self.forced,))
+        forced = self.forced
+        if forced is not None and not self.stands:
+            if len(forced.kinds) == 1:
+                return lead_of_one_kind(forced.kinds[0], forced.width)  # made once, not anew
+            return Lead((forced,))
         return Lead(self.units)
 
     @property
@@ -179,7 +189,7 @@ class ThrowVerdict:
             )
         assert self.forced is not None
         evidence = ", ".join(
-            f"seat {b.seat} holds {b.by.label()} over {b.unit.label()}" for b in self.beaten
+            f"seat {seat} holds {by.label()} over {unit.label()}" for unit, seat, by in self.beats
         )
         forced = self.forced.label()
         others = [unit.label() for unit in self.forced_options[1:]]
@@ -372,24 +382,39 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     return best
 
 
+def _highest_sets(
+    ctx: TrumpContext, hands: Sequence[Hand], seats: Sequence[int], suit: int, width: int
+) -> list[tuple[int, Unit, int]]:
+    """For each of ``seats`` holding a set of ``width`` in ``suit``: the seat, its highest
+    such set (what ``highest_over`` finds) and that set's step.
+
+    Bound: one scan of the suit's m kinds a seat.
+    """
+    down, step = ctx.kinds_down[suit], ctx.step
+    held: list[tuple[int, Unit, int]] = []
+    for seat in seats:
+        counts = hands[seat].counts
+        for k in down:
+            if counts[k] >= width:
+                held.append((seat, set_unit(width, k), step[k]))
+                break
+    return held
+
+
 def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) -> list[Unit]:
     """The units of ``units`` with the lowest ``key``, in card-kind order.
 
-    One pass, each unit keyed once; a lone unit (a failed throw with one beaten unit) is
-    not keyed at all. Tied units have one width, so their kinds order them.
+    Each unit keyed once (in C, by ``map``), the lowest found by ``min``; a lone unit (a failed
+    throw with one beaten unit) is not keyed at all. Tied units have one width, so their kinds
+    order them; a unit given twice is tied once.
     """
     if len(units) == 1:
         return [units[0]]
-    tied: list[Unit] = []
-    lowest: tuple[int, ...] | None = None
-    for unit in units:
-        value = key(unit)
-        if lowest is None or value < lowest:
-            lowest, tied = value, [unit]
-        elif value == lowest and unit not in tied:
-            tied.append(unit)
+    keys = list(map(key, units))
+    lowest = min(keys)
+    tied = [unit for unit, value in zip(units, keys, strict=True) if value == lowest]
     if len(tied) > 1:
-        tied.sort(key=lambda u: u.kinds)
+        tied = sorted(dict.fromkeys(tied), key=lambda u: u.kinds)
     return tied
 
 
@@ -442,8 +467,9 @@ def check_throw(
     searched, partner included. Trumping in is not considered. Call ``check_lead``
     first: the cards must be one effective suit, of cards that can exist.
 
-    Bound: the split (``canonical_split``), then for each of the u units and each of the
-    three seats one ``highest_over``: O(u·m²·b) for m kinds in the suit, then the ties.
+    Bound: the split (``canonical_split``), then for each of the three seats one scan of the
+    suit's m kinds for each width of set thrown, and one ``highest_over`` for each of the u
+    units that is a tractor: O(u·m²·b), then the ties.
     """
     units = lead_units(ctx, cards, declared_split)
     shown = tuple(cards)
@@ -459,19 +485,34 @@ def check_throw(
             shown,
             suit=ctx.suit[units[0].kinds[-1]] if units else TRUMP,
         )
-    beaten: list[Beat] = []
+    beats: list[tuple[Unit, int, Unit]] = []
     beaten_units: list[Unit] = []  # a unit beaten by several seats counts once
-    for unit in units:
-        found = len(beaten)
-        for offset in (1, 2, 3):
-            seat = (leader + offset) % 4
-            by = highest_over(ctx, hands[seat].counts, unit)
-            if by is not None:
-                beaten.append(Beat(unit, seat, by))
-        if len(beaten) > found:
-            beaten_units.append(unit)
+    seats = ((leader + 1) % 4, (leader + 2) % 4, (leader + 3) % 4)
     suit = ctx.suit[units[0].kinds[-1]]
-    if not beaten:
+    step = ctx.step
+    # A seat's highest set of a width beats every thrown set of that width on a lower step:
+    # found once a seat and width, not once a unit (a throw of singles, the common throw,
+    # asks each seat for its highest card of the suit once).
+    highest_sets: dict[int, list[tuple[int, Unit, int]]] = {}
+    for unit in units:
+        found = len(beats)
+        width, kinds = unit.width, unit.kinds
+        if len(kinds) == 1:
+            held = highest_sets.get(width)
+            if held is None:
+                held = highest_sets[width] = _highest_sets(ctx, hands, seats, suit, width)
+            floor = step[kinds[0]]
+            for seat, highest, at in held:
+                if at > floor:
+                    beats.append((unit, seat, highest))
+        else:
+            for seat in seats:
+                by = highest_over(ctx, hands[seat].counts, unit)
+                if by is not None:
+                    beats.append((unit, seat, by))
+        if len(beats) > found:
+            beaten_units.append(unit)
+    if not beats:
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     tied = _forced_tie(ctx, rule, units, beaten_units)
     options: tuple[Unit, ...]
@@ -493,7 +534,7 @@ def check_throw(
         units,
         True,
         False,
-        tuple(beaten),
+        tuple(beats),
         forced,
         penalty,
         leader,

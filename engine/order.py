@@ -47,8 +47,9 @@ class TrumpContext:
     ``k`` within it (higher is stronger); ``strength[k]`` a number comparable across
     the whole deck (every trump above every side card); ``steps[s]`` the kinds on
     each step of effective suit ``s``, low to high, and ``kinds[s]`` those kinds in that
-    order, in one tuple; ``link_up[k]`` the kinds on the next step whose pairs extend a
-    tractor from a pair of ``k``.
+    order, in one tuple; ``kinds_down[s]`` them from the highest step down, each step's kinds
+    in its order (where a search for a seat's highest card starts); ``link_up[k]`` the kinds
+    on the next step whose pairs extend a tractor from a pair of ``k``.
     ``decks`` is how many copies of each card exist: a play holding more is impossible and is
     rejected before any search (R-LEAD, R-WIN).
     ``follow_shorter_tractors``, ``throw_tractor_duty`` and ``tractor_duty`` carry the
@@ -62,6 +63,7 @@ class TrumpContext:
     strength: tuple[int, ...]
     steps: tuple[tuple[tuple[int, ...], ...], ...]
     kinds: tuple[tuple[int, ...], ...]
+    kinds_down: tuple[tuple[int, ...], ...]
     link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
     decks: int = 2
@@ -155,6 +157,7 @@ def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> Trump
         strength=strength,
         steps=tuple(all_steps),
         kinds=tuple(tuple(k for step in steps for k in step) for steps in all_steps),
+        kinds_down=tuple(tuple(k for step in steps[::-1] for k in step) for steps in all_steps),
         link_up=tuple(link_up),
         is_trump=tuple(s == TRUMP for s in suit),
         decks=decks,

@@ -175,17 +175,18 @@ def canonical_split(ctx: TrumpContext, kinds: Iterable[int]) -> list[Unit]:
     Cards that cannot exist (more copies of a card than ``ctx.decks``) raise ``SplitError``
     before any search. Bound: see ``_canonical``.
     """
-    ordered = tuple(ctx.in_step_order(kinds))
-    if ordered and ordered[0] == ordered[-1]:
-        # One kind only (a single, a pair, a triple): the most common lead, no search needed.
+    cards = sorted(kinds)
+    if len(set(cards)) == len(cards):
+        # No card twice (a single, or a throw of singles: the common throw): every card is a
+        # unit, the highest first and equal ones in kind order, as the search would order
+        # them. Stable when reversed: equal strengths keep kind order.
+        return [set_unit(1, k) for k in sorted(cards, key=ctx.strength.__getitem__, reverse=True)]
+    ordered = tuple(sorted(cards, key=ctx.step.__getitem__))  # ``ctx.in_step_order``
+    if ordered[0] == ordered[-1]:
+        # One kind only (a pair, a triple): no search needed.
         if len(ordered) > ctx.decks:
             raise _impossible(ctx, ordered, ordered[0])
         return [set_unit(len(ordered), ordered[0])]
-    if len(set(ordered)) == len(ordered):
-        # No card twice (a throw of singles, the common throw): every card is a unit, the
-        # highest first and equal ones in kind order, as the search would order them.
-        # Stable when reversed: equal strengths keep kind order.
-        return [set_unit(1, k) for k in sorted(ordered, key=ctx.strength.__getitem__, reverse=True)]
     # Copies of each kind counted in C, without a Counter (whose ``__init__`` is interpreted
     # even compiled): O(n·d) for n cards of d kinds.
     width = max(map(ordered.count, set(ordered)))
