@@ -105,7 +105,7 @@ class _Mark:
     dealer: int
     last_lead: Lead | None
     trick_results: int
-    throw_results: dict[int, audit_pb2.TrickResult]
+    throw_results: dict[int, tuple[int, bytes]]
     current: list[tuple[int, list[int]]]
     trick_index: int | None
     play_index: int | None

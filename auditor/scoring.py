@@ -49,7 +49,7 @@ def score_hand(replay: HandState) -> None:
     last = computed.tricks[-1]
     computed.kitty_points = points_of(replay.kitty)
     # Only a throw's trick has a penalty: the throws' results hold them all.
-    computed.penalties_total = sum(r.penalty for r in replay.throw_results.values())
+    computed.penalties_total = sum(penalty for penalty, _ in replay.throw_results.values())
     if last.winner % 2 != replay.dealer % 2:
         units = replay.last_lead.units if replay.last_lead is not None else ()
         if not units:

@@ -28,7 +28,8 @@ class HandState:
     state after every step is kept in ``steps``.
     ``trick_results`` holds each trick played out, its ``TrickResult`` encoded, until the
     play writes them all to ``computed.tricks`` at once (``tricks.write_trick_results``);
-    ``throw_results`` the throw fields (and penalty) of each trick led with a throw.
+    ``throw_results`` the penalty and the throw fields, encoded (``TrickResult``'s), of each
+    trick led with a throw.
     ``cleared`` holds the must-play ranks each team cleared in the match's earlier hands
     (R-LEVEL-MUST); scoring reads it and adds what this hand clears.
     """
@@ -46,7 +47,7 @@ class HandState:
     dealer: int
     last_lead: Lead | None
     trick_results: list[bytes]
-    throw_results: dict[int, audit_pb2.TrickResult]
+    throw_results: dict[int, tuple[int, bytes]]
     want_steps: bool
     steps: list[audit_pb2.StepState]
     current: list[tuple[int, list[int]]]

@@ -17,11 +17,13 @@ from chaodipi.auditor.reading import ReadPlay, ReadTrick, TrickClaims
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import LEN, VARINT, encode_varint, field_tag, tokens
 from chaodipi.engine import (
+    KINDS,
     ForcedTie,
     Lead,
     Table,
     ThrowVerdict,
     Unit,
+    card_token,
     label_cards,
     lead_of_one_kind,
     penalty_effect,
@@ -46,6 +48,30 @@ _COMMON_RESULTS: Final = [
 ]
 """The encoding of most tricks' results (no throw, under 128 points: each value one byte), at
 ``leader << 9 | winner << 7 | points``: a look-up, not an encoding, for each trick."""
+
+_PENALTY_TAG: Final = field_tag(audit_pb2.TrickResult, "penalty", VARINT)
+_THROW_ATTEMPTED: Final = bytes((field_tag(audit_pb2.TrickResult, "throw_attempted", VARINT), 1))
+_THROW_STOOD: Final = bytes((field_tag(audit_pb2.TrickResult, "throw_stood", VARINT), 1))
+_FORCED_TAG: Final = field_tag(audit_pb2.TrickResult, "forced_unit", LEN)
+_FORCED_CARDS: Final = [
+    bytes((_FORCED_TAG, len(token))) + token
+    for token in (card_token(k).encode() for k in range(KINDS))
+]
+"""Each card kind as one ``forced_unit`` entry of a ``TrickResult`` on the wire (tag, length,
+token)."""
+
+
+def _encoded_throw(stood: bool, forced: Sequence[int], penalty: int) -> bytes:
+    """A throw's fields of its trick's ``TrickResult`` on the wire, as ``SerializeToString``
+    would give them: cheaper than a message built, set and serialized for each throw. A
+    negative ``int32`` is ten bytes of its 64-bit two's complement; zero is not written."""
+    fields = b""
+    if penalty:
+        fields = bytes((_PENALTY_TAG,)) + encode_varint(penalty & 0xFFFF_FFFF_FFFF_FFFF)
+    fields += _THROW_ATTEMPTED
+    if stood:
+        fields += _THROW_STOOD
+    return fields + b"".join([_FORCED_CARDS[k] for k in forced])
 
 
 def play_tricks(replay: HandState) -> None:
@@ -109,15 +135,12 @@ def write_trick_results(replay: HandState) -> None:
     computed.MergeFromString(b"".join(replay.trick_results[len(computed.tricks) :]))
 
 
-def _encoded_result(
-    leader: int, winner: int, points: int, throw: audit_pb2.TrickResult | None
-) -> bytes:
+def _encoded_result(leader: int, winner: int, points: int, throw: bytes) -> bytes:
     """A trick's ``TrickResult`` as ``computed.tricks`` holds it on the wire (tag, length,
-    fields), ``throw``'s fields added (``_COMMON_RESULTS`` holds most tricks' already). Seats
-    are 0-3 (the reader checks them): one byte."""
+    fields), a throw's fields (``_encoded_throw``) added (``_COMMON_RESULTS`` holds most
+    tricks' already). Seats are 0-3 (the reader checks them): one byte."""
     fields = bytes((_LEADER_TAG, leader, _WINNER_TAG, winner, _POINTS_TAG)) + encode_varint(points)
-    if throw is not None:
-        fields += throw.SerializeToString()  # two encodings of a message joined: both merged
+    fields += throw  # two encodings of a message joined: both merged
     return bytes((_RESULT_TAG,)) + encode_varint(len(fields)) + fields
 
 
@@ -332,19 +355,20 @@ def _check_lead(replay: HandState, table: Table, t: int, trick: ReadTrick) -> Le
     accepted = False  # the table forced a unit the rule may force
     if throw.is_throw:
         # Only a throw's trick has a result beyond its leader, winner and points.
-        result = replay.throw_results[t] = audit_pb2.TrickResult(throw_attempted=True)
-        result.throw_stood = throw.stands and not lead.attempted
+        forced: Sequence[int] = ()
+        penalty = 0
         if not throw.stands:
             assert throw.forced is not None
             # Of tied units (R-THROW-FORCE-TIE) the one the table put down, when it may force it.
             accepted = bool(lead.attempted) and throw.accepts_forced(lead.cards)
             forced = lead.cards if accepted else throw.forced.cards()
-            result.forced_unit.extend(tokens(forced))
             on_dealer_side = seat % 2 == replay.dealer % 2
-            result.penalty = penalty_effect(throw.penalty, on_dealer_side)
+            penalty = penalty_effect(throw.penalty, on_dealer_side)
             if throw.stake_charge:
                 # One stake unit (shuangsheng: half the 底金) per failed throw, enforced or not.
                 replay.computed.stake_units += 1
+        stood = throw.stands and not lead.attempted
+        replay.throw_results[t] = (penalty, _encoded_throw(stood, forced, penalty))
     if lead.attempted:
         return _check_enforced(replay, table, t, lead, attempt, throw, accepted)
     if throw.is_throw and not throw.stands:
@@ -503,11 +527,11 @@ def finish_trick(
     # Only a trick led with a throw has a penalty (``_check_lead``): most hands have none.
     throws = replay.throw_results
     throw = throws.get(t) if throws else None
-    penalty = 0 if throw is None else throw.penalty
+    penalty = 0 if throw is None else throw[0]
     replay.trick_results.append(
         _COMMON_RESULTS[trick.leader << 9 | winner << 7 | points]
         if throw is None and points < 128
-        else _encoded_result(trick.leader, winner, points, throw)
+        else _encoded_result(trick.leader, winner, points, b"" if throw is None else throw[1])
     )
     if winner % 2 != replay.dealer % 2:
         replay.defenders_points += points
