@@ -361,14 +361,11 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     # The unit's fields read once, not through its properties: interpreted, each a call.
     width, kinds = unit.width, unit.kinds
     top, length = kinds[-1], len(kinds)
-    suit_steps = ctx.steps[ctx.suit[top]]
-    floor = ctx.step[top]
+    suit, floor = ctx.suit[top], ctx.step[top]
     if length == 1:
-        for i in range(len(suit_steps) - 1, floor, -1):
-            for k in suit_steps[i]:
-                if counts[k] >= width:
-                    return set_unit(width, k)
-        return None
+        k = _top_set(ctx, counts, suit, width)
+        return set_unit(width, k) if k is not None and ctx.step[k] > floor else None
+    suit_steps = ctx.steps[suit]
     best: Unit | None = None
     for step_kinds in suit_steps:
         for k in step_kinds:
@@ -382,22 +379,26 @@ def highest_over(ctx: TrumpContext, counts: Sequence[int], unit: Unit) -> Unit |
     return best
 
 
+def _top_set(ctx: TrumpContext, counts: Sequence[int], suit: int, width: int) -> int | None:
+    """The kind of the highest set of ``width`` that ``counts`` holds in ``suit`` (of a step's
+    kinds, the first in its order), if any. Bound: one scan of the suit's m kinds."""
+    for k in ctx.kinds_down[suit]:
+        if counts[k] >= width:
+            return k
+    return None
+
+
 def _highest_sets(
     ctx: TrumpContext, hands: Sequence[Hand], seats: Sequence[int], suit: int, width: int
 ) -> list[tuple[int, Unit, int]]:
     """For each of ``seats`` holding a set of ``width`` in ``suit``: the seat, its highest
-    such set (what ``highest_over`` finds) and that set's step.
-
-    Bound: one scan of the suit's m kinds a seat.
+    such set (``_top_set``) and that set's step. Bound: one scan of the suit's m kinds a seat.
     """
-    down, step = ctx.kinds_down[suit], ctx.step
     held: list[tuple[int, Unit, int]] = []
     for seat in seats:
-        counts = hands[seat].counts
-        for k in down:
-            if counts[k] >= width:
-                held.append((seat, set_unit(width, k), step[k]))
-                break
+        k = _top_set(ctx, hands[seat].counts, suit, width)
+        if k is not None:
+            held.append((seat, set_unit(width, k), ctx.step[k]))
     return held
 
 
