@@ -22,7 +22,7 @@ and ``claims`` (the replay's steps), ``findings``, ``audit`` (a hand), ``match``
 ``referee`` (one hand refereed live, event by event, through the same steps).
 """
 
-from chaodipi.auditor.audit import audit_game, audit_steps
+from chaodipi.auditor.audit import audit_encoded_game, audit_game, audit_steps
 from chaodipi.auditor.codes import CODES, Code
 from chaodipi.auditor.findings import describe_position
 from chaodipi.auditor.match import audit_match
@@ -31,6 +31,7 @@ from chaodipi.auditor.wire import describe_result
 __all__ = [
     "CODES",
     "Code",
+    "audit_encoded_game",
     "audit_game",
     "audit_match",
     "audit_steps",

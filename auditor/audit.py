@@ -103,12 +103,38 @@ def audit_game(
     ``record``: a ``GameRecord``, or its encoding, which is read once (the cheaper: pass the
     bytes when they are at hand); bytes that do not parse are a report that rejects them.
     """
+    return _audited(record, ruleset, steps, hand_index)[0]
+
+
+def audit_encoded_game(
+    data: bytes, *, ruleset: Ruleset | None = None
+) -> tuple[audit_pb2.AuditReport, bool]:
+    """``audit_game`` of a game's encoding, and whether its read vouches for the game's
+    tricks and draw order: each was read from its bytes as a canonical writer writes them,
+    so every token in them is canonical and no field in them unknown (``ReadHand.canonical``;
+    never for a record rejected). A reader of records that checked the rest of the game
+    (``RECORD_FILE_READ``) need check nothing more of it.
+
+    >>> from chaodipi.auditor.generate import generate_hand
+    >>> report, vouched = audit_encoded_game(generate_hand("classic", seed=1).SerializeToString())
+    >>> report.breaches, vouched
+    (0, True)
+    """
+    return _audited(data, ruleset, False, None)
+
+
+def _audited(
+    record: records_pb2.GameRecord | bytes,
+    ruleset: Ruleset | None,
+    steps: bool,
+    hand_index: int | None,
+) -> tuple[audit_pb2.AuditReport, bool]:
     read = read_game(record, ruleset)
     if isinstance(read, list):
-        return rejected(*record_names(record), read)
+        return rejected(*record_names(record), read), False
     report = replay_hand(read, steps=steps, hand_index=hand_index)
     report.record_id = read.record_id
-    return report
+    return report, read.canonical
 
 
 def audit_steps(record: records_pb2.GameRecord) -> Iterator[audit_pb2.StepState]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeVar, cast
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
 from chaodipi.auditor.wire import (
@@ -221,6 +222,9 @@ class ReadHand:
     incomplete: str  # INCOMPLETE_KEY: why the source says the record stops early
     unsupported: str  # UNSUPPORTED_KEY: rules the record needs that no field models
     record_id: str
+    # Read from an encoding whose tricks and draw order (if any) a canonical writer wrote:
+    # each read from its bytes, so every token in them is canonical and no field unknown.
+    canonical: bool
 
     def __init__(
         self,
@@ -239,6 +243,7 @@ class ReadHand:
         incomplete: str = "",
         unsupported: str = "",
         record_id: str = "",
+        canonical: bool = False,
     ) -> None:
         self.ruleset = ruleset
         self.hands = hands
@@ -255,6 +260,7 @@ class ReadHand:
         self.incomplete = incomplete
         self.unsupported = unsupported
         self.record_id = record_id
+        self.canonical = canonical
 
 
 _KIND_OF = TOKEN_KINDS.__getitem__
@@ -373,6 +379,7 @@ def read_game(
     prefix = f"{path}." if path else ""
     fields: _RecordFields
     wire: _RecordWire
+    canonical = isinstance(record, bytes)  # until a trick or the deck is read another way
     if isinstance(record, bytes):
         read = _parsed(_RECORD_READ, record)
         if read is None:
@@ -419,6 +426,7 @@ def read_game(
         encoded = wire.draw_order[0]
         deck_read = _deck_from_wire(encoded, limits.deal)
         if deck_read is None:
+            canonical = False
             order = _parsed(records_pb2.DrawOrder, encoded)
             if order is None:
                 reader.violations.append(
@@ -460,6 +468,7 @@ def read_game(
         for t, encoded in enumerate(all_tricks[:]):
             trick = _trick_from_wire(encoded, limits.held)
             if trick is None:
+                canonical = False
                 where = f"{prefix}tricks[{t}]"
                 message = _parsed(records_pb2.Trick, encoded)
                 if message is None:
@@ -487,6 +496,7 @@ def read_game(
         incomplete=metadata.get(INCOMPLETE_KEY, ""),
         unsupported=metadata.get(UNSUPPORTED_KEY, ""),
         record_id=fields.record_id,
+        canonical=canonical,
     )
 
 
@@ -645,6 +655,35 @@ _RECORD_WIRE: Final = _bytes_view("RecordWire", whole=False)
 """A ``GameRecord``'s draw order and tricks, read again from its encoding (``read_game``)."""
 
 
+def _record_file_read() -> Descriptor:
+    pool = descriptor_pool.Default()
+    try:
+        return pool.FindMessageTypeByName("chaodipi.auditor.RecordFileRead")
+    except KeyError:
+        pass
+    game = _RECORD_READ.DESCRIPTOR
+    file = descriptor_pb2.FileDescriptorProto(
+        name="chaodipi/auditor/RecordFileRead.proto",
+        package="chaodipi.auditor",
+        syntax="proto3",
+        dependency=[records_pb2.DESCRIPTOR.name, game.file.name],
+    )
+    message = file.message_type.add()
+    records_pb2.RecordFile.DESCRIPTOR.CopyToProto(message)
+    message.name = "RecordFileRead"
+    for fd in message.field:
+        if fd.name == "game":
+            fd.type_name = f".{game.full_name}"
+    pool.AddSerializedFile(file.SerializeToString())
+    return pool.FindMessageTypeByName("chaodipi.auditor.RecordFileRead")
+
+
+RECORD_FILE_READ: Final = _record_file_read()
+"""``RecordFile`` with its game as ``_RECORD_READ`` reads it, its draw order and tricks
+``bytes``: what a reader of records still checks of a game ``audit_encoded_game`` reads,
+whose read vouches for the rest (``ReadHand.canonical``)."""
+
+
 _LEADER_TAG: Final = field_tag(records_pb2.Trick, "leader", VARINT)
 _PLAY_TAG: Final = field_tag(records_pb2.Trick, "plays", LEN)
 _CLAIM_TAG: Final = field_tag(records_pb2.Trick, "claim", LEN)
@@ -723,9 +762,15 @@ look-up costs a fraction of a call through ``functools.lru_cache``."""
 
 def _claims_from_wire(data: bytes) -> TrickClaims | None:
     """A trick's claims from their encoding, kept in ``_CLAIMS_BY_CODE`` while it has room
-    (None: the bytes do not parse)."""
+    (None: the bytes do not parse, or hold more than the claims read)."""
     message = _parsed(records_pb2.TrickClaim, data)
     if message is None:
+        return None
+    # Bytes holding more than the values read (a field unknown, or one written twice or at
+    # its default) are read field by field: a trick read from its bytes holds no field
+    # unknown (``ReadHand.canonical``).
+    message.DiscardUnknownFields()
+    if message.ByteSize() != len(data):
         return None
     claims = TrickClaims.of(message)
     if len(_CLAIMS_BY_CODE) < _CLAIMS_KEPT:

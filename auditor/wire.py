@@ -230,6 +230,7 @@ def read_varint(data: bytes, pos: int = 0) -> tuple[int, int] | None:
 
 
 _GAME_TAG: Final = field_tag(records_pb2.RecordFile, "game", LEN)
+_MATCH_TAG: Final = field_tag(records_pb2.RecordFile, "match", LEN)
 
 
 def sole_game(data: bytes) -> bytes | None:
@@ -241,7 +242,21 @@ def sole_game(data: bytes) -> bytes | None:
     >>> sole_game(data) == game.SerializeToString(), sole_game(data + b"\\x10\\x01")
     (True, None)
     """
-    if not data or data[0] != _GAME_TAG:
+    return _sole(data, _GAME_TAG)
+
+
+def sole_match(data: bytes) -> bool:
+    """Whether a ``RecordFile``'s bytes hold its match alone (``sole_game``'s form).
+
+    >>> match = records_pb2.RecordFile(match=records_pb2.MatchRecord(match_id="m1"))
+    >>> sole_match(match.SerializeToString()), sole_match(b"")
+    (True, False)
+    """
+    return _sole(data, _MATCH_TAG) is not None
+
+
+def _sole(data: bytes, tag: int) -> bytes | None:
+    if not data or data[0] != tag:
         return None
     length = read_varint(data, 1)
     if length is None or len(data) - length[1] != length[0]:

@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from chaodipi.engine.ruleset import Ruleset
     from chaodipi.v1 import audit_pb2, records_pb2
 
+    _ReadGame = Callable[[bytes], tuple[audit_pb2.AuditReport, bool]]
+    _AuditEntry = Callable[
+        [records_pb2.RecordFile | audit_pb2.AuditReport], list[tuple[str, audit_pb2.AuditReport]]
+    ]
+
 
 class Commands(Group):
     """``chaodipi``'s commands: ``audit`` and ``generate`` here, the rest loaded when named."""
@@ -182,20 +187,22 @@ class _JsonArray:
         sys.stdout.write("\n]\n" if self.written else "[]\n")
 
 
-def _entry_auditor(
-    ruleset: "Ruleset | None",
-) -> "Callable[[records_pb2.RecordFile | bytes], list[tuple[str, audit_pb2.AuditReport]]]":
-    """What gives a record's reports (the auditor imported once, not for every record)."""
-    from chaodipi.auditor import audit_game, audit_match
+def _entry_auditor(ruleset: "Ruleset | None") -> "tuple[_ReadGame, _AuditEntry]":
+    """What reads a game a stream gives as its encoding (``RecordStream.entries``), and what
+    gives an entry's reports (the auditor imported once, not for every record)."""
+    from chaodipi.auditor import audit_encoded_game, audit_game, audit_match
     from chaodipi.v1 import audit_pb2
 
+    def read(data: bytes) -> tuple[audit_pb2.AuditReport, bool]:
+        return audit_encoded_game(data, ruleset=ruleset)
+
     def audit_entry(
-        entry: "records_pb2.RecordFile | bytes",
+        entry: "records_pb2.RecordFile | audit_pb2.AuditReport",
     ) -> list[tuple[str, audit_pb2.AuditReport]]:
-        """Reports for one game (a record, or a game's encoding), or for each hand of a match
-        (match findings as an extra report)."""
-        if isinstance(entry, bytes):
-            return [("", audit_game(entry, ruleset=ruleset))]
+        """Reports for one game (a record, or a game's report read from its encoding), or for
+        each hand of a match (match findings as an extra report)."""
+        if isinstance(entry, audit_pb2.AuditReport):
+            return [("", entry)]
         if entry.WhichOneof("record") == "game":
             return [("", audit_game(entry.game, ruleset=ruleset))]
         match = audit_match(entry.match, ruleset=ruleset)
@@ -209,7 +216,7 @@ def _entry_auditor(
             rows.append(("match", summary))
         return rows
 
-    return audit_entry
+    return read, audit_entry
 
 
 @app.command(cls=Command)
@@ -234,7 +241,7 @@ def audit(
     printer = _ReportPrinter()
     array = _JsonArray()
     reader = records.FileReader(fmt)
-    audit_entry = _entry_auditor(chosen)
+    read, audit_entry = _entry_auditor(chosen)
     if as_json:
         from chaodipi.auditor.jsondict import message_dict
     for path, stream in reader.streams(files):
@@ -242,7 +249,7 @@ def audit(
         # A protobuf stream is read record by record: the bar's total drops as records are
         # rejected on the way, to what reading the file whole would have made it.
         with progress_bar(f"auditing {file}", stream.expected, quiet=as_json) as advance:
-            for entry in reader.entries(stream):
+            for entry in reader.entries(stream, read):
                 for name, report in audit_entry(entry):
                     if as_json:
                         element = message_dict(report)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
@@ -57,10 +57,12 @@ class FileReader:
         problem printed as it is found, before the next record."""
         return self._given(stream, stream)
 
-    def entries(self, stream: RecordStream) -> Iterator[records_pb2.RecordFile | bytes]:
-        """As ``records``, a game a protobuf stream's frame holds alone given as its bytes
-        (``RecordStream.entries``): for ``audit_game``, which reads them once."""
-        return self._given(stream, stream.entries())
+    def entries(
+        self, stream: RecordStream, read: Callable[[bytes], tuple[_T, bool]]
+    ) -> Iterator[records_pb2.RecordFile | _T]:
+        """As ``records``, a game a protobuf stream's frame holds alone given as what ``read``
+        makes of its encoding (``RecordStream.entries``): ``audit_encoded_game``'s report."""
+        return self._given(stream, stream.entries(read))
 
     def _given(self, stream: RecordStream, items: Iterable[_T]) -> Iterator[_T]:
         errors = stream.result.errors

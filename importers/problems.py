@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 from chaodipi.v1 import records_pb2
+
+_Made = TypeVar("_Made")
+_Read = Callable[[bytes], tuple[_Made, bool]]
+"""What a stream's reader makes of a game's encoding, and whether it vouches for the game's
+tricks and draw order (``RecordStream.entries``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,18 +99,23 @@ class RecordStream:
         self.result = result
         self.expected = 0
         self.records: Iterable[records_pb2.RecordFile] = ()
-        # The same records, a game that a frame holds alone as its bytes (``entries``): set
-        # for a protobuf stream read as it is iterated; one or the other is iterated, once.
-        self.encoded: Iterable[records_pb2.RecordFile | bytes] | None = None
+        # The same records, a game that a frame holds alone read from its bytes (``entries``):
+        # set for a protobuf stream read as it is iterated; one or the other is iterated, once.
+        self.encoded: Callable[[_Read[Any]], Iterator[Any]] | None = None
 
     def __iter__(self) -> Iterator[records_pb2.RecordFile]:
         return iter(self.records)
 
-    def entries(self) -> Iterator[records_pb2.RecordFile | bytes]:
-        """The records, where a protobuf stream's frame holds a game alone and clean (its
-        tokens canonical, every field known, every string UTF-8) that game as its encoding,
-        which ``audit_game`` reads once instead of a message parsed here and encoded again."""
-        return iter(self.records if self.encoded is None else self.encoded)
+    def entries(self, read: _Read[_Made]) -> Iterator[records_pb2.RecordFile | _Made]:
+        """The records, where a protobuf stream's frame holds a game alone, what ``read`` makes
+        of the game's encoding in its place: ``read`` gives that and whether it vouches for the
+        game's tricks and draw order (``audit_encoded_game``: each read as a canonical writer
+        writes it, every token canonical, no field unknown). The rest of such a record is
+        checked with the records around it, at a fraction of a check of its whole; a game
+        ``read`` does not vouch for is checked as any record, and given only if clean."""
+        if self.encoded is None:
+            return iter(self.records)
+        return cast(Iterator[records_pb2.RecordFile | _Made], self.encoded(read))
 
     def given(self, records: list[records_pb2.RecordFile]) -> None:
         """Give records read whole."""

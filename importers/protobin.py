@@ -9,12 +9,13 @@ record. The choice made is reported as a note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import cast
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar, cast
 
 from google.protobuf.message import DecodeError, Message
 
-from chaodipi.auditor.wire import encode_varint, read_varint, sole_game
+from chaodipi.auditor.reading import RECORD_FILE_READ
+from chaodipi.auditor.wire import encode_varint, read_varint, sole_game, sole_match
 from chaodipi.importers.problems import Collector, ImportResult, RecordStream
 from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
@@ -126,7 +127,8 @@ def _never_single(frames: list[_Frame]) -> bool:
 
 _Read = tuple[int, bytes, records_pb2.RecordFile | bytes | None, bool]
 """A frame read: its start and bytes, its clean record (or the encoding of the game it holds
-alone) or None, whether its tokens are known to be canonical."""
+alone, its tricks and draw order yet to be vouched for) or None, whether its tokens are known
+to be canonical."""
 _CHUNK = 64
 """Frames checked together for unknown fields and tokens: the checks cost one C parse a chunk
 instead of one a record, and memory holds a chunk's checks, not the file's."""
@@ -138,10 +140,14 @@ def _read_frames(
     """Each frame's start and bytes, its clean RecordFile (None if it is not one), and whether
     its tokens are known to be canonical, parsed as they are asked for. A chunk of records
     whose tokens are all canonical and fields all known (``clean_records``) is read without a
-    check of each record; else each is checked alone. ``games_as_bytes``: a frame of such a
-    chunk that holds a game alone gives the game's encoding instead of its parse (the check
-    parsed it: its strings are UTF-8, its fields of their wire types)."""
-    kind = records_pb2.RecordFile.DESCRIPTOR
+    check of each record; else each is checked alone.
+
+    ``games_as_bytes``: the chunk is checked but for its games' tricks and draw orders
+    (``RECORD_FILE_READ``: most of a record's bytes, which ``audit_encoded_game`` reads and
+    vouches for), and a frame of a clean chunk that holds a game alone gives the game's
+    encoding instead of its parse; one that holds neither a game nor a match alone (whose
+    game would be checked in part) is checked alone."""
+    kind = RECORD_FILE_READ if games_as_bytes else records_pb2.RecordFile.DESCRIPTOR
     for first in range(0, len(frames), _CHUNK):
         chunk = frames[first : first + _CHUNK]
         ends = [start for start, _ in frames[first + 1 : first + _CHUNK + 1]]
@@ -152,13 +158,25 @@ def _read_frames(
         )
         clean = clean_records(kind, field)
         for start, body in chunk:
-            game = sole_game(body) if games_as_bytes and clean else None
-            if game is not None:
-                yield start, body, game, clean
-                continue
-            message = _parse(records_pb2.RecordFile, body, clean)
-            assert message is None or isinstance(message, records_pb2.RecordFile)
-            yield start, body, message, clean
+            if games_as_bytes and clean:
+                game = sole_game(body)
+                if game is not None:
+                    yield start, body, game, True
+                    continue
+                if not sole_match(body):
+                    yield start, body, _record(body), False
+                    continue
+            yield start, body, _record(body, clean), clean
+
+
+def _record(body: bytes, known_only: bool = False) -> records_pb2.RecordFile | None:
+    """A frame's clean RecordFile holding a record, or None (``_parse``)."""
+    message = _parse(records_pb2.RecordFile, body, known_only)
+    assert message is None or isinstance(message, records_pb2.RecordFile)
+    return message
+
+
+_Made = TypeVar("_Made")
 
 
 def _stream(
@@ -166,27 +184,35 @@ def _stream(
     out: Collector,
     frames: Iterable[_Read],
     count: int,
-) -> Iterator[records_pb2.RecordFile | bytes]:
-    """A stream's records one by one (a game as its bytes where ``frames`` gives them so); each
-    frame that is not a clean RecordFile holding a record, or whose record holds a bad token,
-    is a problem at its record number and byte."""
+    read: Callable[[bytes], tuple[_Made, bool]] | None = None,
+) -> Iterator[records_pb2.RecordFile | _Made]:
+    """A stream's records one by one; each frame that is not a clean RecordFile holding a
+    record, or whose record holds a bad token, is a problem at its record number and byte.
+
+    ``read``: what to give for a game ``frames`` gives as its encoding, and whether it vouches
+    for the game's tricks and draw order (``RecordStream.entries``); a game it does not vouch
+    for is checked as a record alone, and given only if it is clean."""
     clean = True
     for i, (start, body, message, canonical) in enumerate(frames):
+        made: _Made | None = None
+        if isinstance(message, bytes):
+            assert read is not None
+            made, vouched = read(message)
+            if vouched:
+                yield made
+                continue
+            message, canonical = _record(body), False
         if message is None:
             clean = False
             out.problem(_where(i, start), "expected a RecordFile message holding a game or a match")
             stream.expected -= 1
             continue
-        found = (
-            None
-            if canonical or isinstance(message, bytes)
-            else bad_token(message, "", json_names=False, data=body)
-        )
+        found = None if canonical else bad_token(message, "", json_names=False, data=body)
         if found:
             out.problem(f"{_where(i, start)}: {found[0]}", found[1])
             stream.expected -= 1
             continue
-        yield message
+        yield message if made is None else made
     messages = "RecordFile messages" if clean else "messages"
     out.note(f"{out.file}: read as a length-delimited stream of {count} {messages}")
 
@@ -212,9 +238,11 @@ def stream_pb(data: bytes, file: str, strict: bool = False) -> RecordStream:
     frames = _frames(data)
     if isinstance(frames, list) and len(frames) > 1 and _never_single(frames):
         stream.expected = len(frames)
-        # One of the two is iterated: ``stream.entries()`` or the stream itself. Frames read
-        # without games as bytes give messages only.
-        stream.encoded = _stream(stream, out, _read_frames(data, frames, True), len(frames))
+        # One of the two is iterated: ``stream.entries(read)`` or the stream itself. Frames
+        # read without games as bytes give messages only.
+        stream.encoded = lambda read: _stream(
+            stream, out, _read_frames(data, frames, True), len(frames), read
+        )
         stream.records = cast(
             Iterator[records_pb2.RecordFile],
             _stream(stream, out, _read_frames(data, frames), len(frames)),

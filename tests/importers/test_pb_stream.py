@@ -10,6 +10,7 @@ import pytest
 from google.protobuf.message import DecodeError
 
 from chaodipi import importers
+from chaodipi.auditor import audit_encoded_game
 from chaodipi.auditor.generate import generate_hand, generate_match
 from chaodipi.auditor.wire import encode_varint
 from chaodipi.importers.protobin import (
@@ -24,6 +25,8 @@ from chaodipi.importers.tokens import bad_token, clean_records
 from chaodipi.v1 import records_pb2
 
 UNKNOWN = b"\x78\x01"  # field 15, a varint: no message of a record has field 15
+_TRICK_CLAIM_TAG = bytes([records_pb2.Trick.CLAIM_FIELD_NUMBER << 3 | 2])
+_GAME_TRICK_TAG = bytes([records_pb2.GameRecord.TRICKS_FIELD_NUMBER << 3 | 2])
 
 
 def _records(count: int) -> list[records_pb2.RecordFile]:
@@ -186,16 +189,14 @@ def test_stream_gives_what_load_gives(tmp_path: Path) -> None:
         assert stream.result.errors == loaded.errors and stream.result.notes == loaded.notes
 
 
-def _entries_as_records(stream: importers.RecordStream) -> list[records_pb2.RecordFile]:
-    return [
-        records_pb2.RecordFile(game=records_pb2.GameRecord.FromString(entry))
-        if isinstance(entry, bytes)
-        else entry
-        for entry in stream.entries()
-    ]
+def _read(data: bytes) -> tuple[records_pb2.RecordFile, bool]:
+    """A game's encoding as its record, vouched for where the audit's read vouches for it."""
+    return records_pb2.RecordFile(game=records_pb2.GameRecord.FromString(data)), (
+        audit_encoded_game(data)[1]
+    )
 
 
-def test_entries_give_a_clean_game_as_its_bytes_and_the_same_records_and_problems() -> None:
+def test_entries_give_a_clean_game_as_read_and_the_same_records_and_problems() -> None:
     records = _records(_CHUNK + 2)
     records[2] = records_pb2.RecordFile(match=generate_match("classic", seed=1, max_hands=2))
     records[1].game.venue = "茶馆"  # not ASCII, and valid
@@ -203,17 +204,86 @@ def test_entries_give_a_clean_game_as_its_bytes_and_the_same_records_and_problem
     data = write_pb(records)
     whole = stream_pb(data, "s.pb")
     expected = list(whole)
+    read: list[bytes] = []
+
+    def reading(game: bytes) -> tuple[str, bool]:
+        read.append(game)
+        return "read", audit_encoded_game(game)[1]
+
     stream = stream_pb(data, "s.pb")
-    entries = list(stream.entries())
-    kinds = ["bytes" if isinstance(entry, bytes) else "message" for entry in entries]
-    # The first chunk clean, its games as bytes (a match as a message); the second, with the
-    # odd token, as messages (the odd one a problem).
-    assert kinds == ["bytes"] * 2 + ["message"] + ["bytes"] * (_CHUNK - 3) + ["message"]
+    entries = list(stream.entries(reading))
+    # Every game read, the match given as its message, the odd token's record a problem: its
+    # game not vouched for (its trick read field by field) and then checked alone.
+    assert entries == ["read"] * 2 + [expected[2]] + ["read"] * (_CHUNK - 2)
+    assert len(read) == _CHUNK + 1
     assert stream.result.errors == whole.result.errors  # the odd token's record
     assert len(stream.result.errors) == 1
     assert stream.result.notes == whole.result.notes and stream.expected == whole.expected
     again = stream_pb(data, "s.pb")
-    assert _entries_as_records(again) == expected
+    assert list(again.entries(_read)) == expected
+
+
+@pytest.mark.parametrize(
+    ("edit", "problems"),
+    [
+        ("play", 1),
+        ("claim", 1),
+        ("deck", 1),
+        ("lower-case card", 0),  # a token read as the card it spells: given, once checked
+        ("bid token", 1),
+        ("context", 1),
+    ],
+)
+def test_a_game_the_read_does_not_vouch_for_is_checked_as_a_record(
+    edit: str, problems: int
+) -> None:
+    records = _records(3)
+    game = records[1].game
+    if edit == "play":
+        _with_unknown(game.tricks[4].plays[1])
+    elif edit == "claim":
+        _with_unknown(game.tricks[4].claim)
+    elif edit == "deck":
+        game.draw_order.MergeFromString(UNKNOWN)
+    elif edit == "lower-case card":
+        game.tricks[4].plays[1].cards[0] = game.tricks[4].plays[1].cards[0].lower()
+    elif edit == "bid token":
+        game.bids[0].cards[0] = "S1"
+    else:
+        game.context.MergeFromString(UNKNOWN)
+    data = write_pb(records)
+    whole = stream_pb(data, "s.pb")
+    expected = list(whole)
+    stream = stream_pb(data, "s.pb")
+    assert list(stream.entries(_read)) == expected
+    assert stream.result.errors == whole.result.errors
+    assert (len(expected), len(whole.result.errors)) == (3 - problems, problems)
+    assert edit in ("bid token", "context") or not audit_encoded_game(game.SerializeToString())[1]
+
+
+def test_a_clean_game_the_read_does_not_vouch_for_is_given_once_checked() -> None:
+    records = _records(3)
+    game = records[1].game
+    # A claim whose fields are each written twice: valid, and clean, but more bytes than
+    # its values encode, so its trick is read field by field and the game not vouched for.
+    trick = game.tricks[4]
+    claim = trick.claim.SerializeToString()
+    doubled = records_pb2.Trick(leader=trick.leader, plays=trick.plays).SerializeToString()
+    doubled += _TRICK_CLAIM_TAG + encode_varint(2 * len(claim)) + claim + claim
+    head = records_pb2.GameRecord()
+    head.CopyFrom(game)
+    del head.tricks[4:]
+    tail = records_pb2.GameRecord(tricks=game.tricks[5:]).SerializeToString()
+    game_bytes = head.SerializeToString() + _GAME_TRICK_TAG + encode_varint(len(doubled))
+    game_bytes += doubled + tail
+    assert records_pb2.GameRecord.FromString(game_bytes) == game
+    assert not audit_encoded_game(game_bytes)[1]
+    assert audit_encoded_game(game_bytes)[0] == audit_encoded_game(game.SerializeToString())[0]
+    body = b"\x0a" + encode_varint(len(game_bytes)) + game_bytes
+    data = write_pb(records[:1]) + encode_varint(len(body)) + body + write_pb(records[2:])
+    stream = stream_pb(data, "s.pb")
+    assert list(stream.entries(_read)) == records
+    assert not stream.result.errors
 
 
 def test_entries_give_a_game_whose_string_is_not_utf8_as_a_problem() -> None:
@@ -231,7 +301,7 @@ def test_entries_give_a_game_whose_string_is_not_utf8_as_a_problem() -> None:
     chunk = b"".join(_RECORD_TAG + encode_varint(len(body)) + body for body in frames)
     assert clean_records(records_pb2.RecordFile.DESCRIPTOR, chunk)
     stream = stream_pb(bytes(data), "s.pb")
-    entries = list(stream.entries())
+    entries = list(stream.entries(_read))
     assert [entry.game for entry in entries] == [records[i].game for i in (0, 1, 3)]
     assert [(e.location, e.message) for e in stream.result.errors] == [
         (
