@@ -9,7 +9,7 @@ from typing import Any, TypeVar, cast
 from chaodipi.v1 import records_pb2
 
 _Made = TypeVar("_Made")
-_Read = Callable[[bytes], tuple[_Made, bool]]
+_ReadGame = Callable[[bytes], tuple[_Made, bool]]
 """What a stream's reader makes of a game's encoding, and whether it vouches for the game's
 tricks and draw order (``RecordStream.entries``)."""
 
@@ -101,12 +101,12 @@ class RecordStream:
         self.records: Iterable[records_pb2.RecordFile] = ()
         # The same records, a game that a frame holds alone read from its bytes (``entries``):
         # set for a protobuf stream read as it is iterated; one or the other is iterated, once.
-        self.encoded: Callable[[_Read[Any]], Iterator[Any]] | None = None
+        self.encoded: Callable[[_ReadGame[Any]], Iterator[Any]] | None = None
 
     def __iter__(self) -> Iterator[records_pb2.RecordFile]:
         return iter(self.records)
 
-    def entries(self, read: _Read[_Made]) -> Iterator[records_pb2.RecordFile | _Made]:
+    def entries(self, read: _ReadGame[_Made]) -> Iterator[records_pb2.RecordFile | _Made]:
         """The records, where a protobuf stream's frame holds a game alone, what ``read`` makes
         of the game's encoding in its place: ``read`` gives that and whether it vouches for the
         game's tricks and draw order (``audit_encoded_game``: each read as a canonical writer
