@@ -154,9 +154,11 @@ class Bidding:
         the hand cannot go on (the kitty cannot be settled before a 炒底)."""
         replay, state = self.replay, self.state
         kind = event.kind
-        if kind in (BidKind.KITTY_FLIP, BidKind.CHAO_DI) and state.phase is Phase.DRAWING:
+        # Each ``BidKind.X`` read costs a call of the enum type's ``__getattr__`` hook: read once.
+        chao_di = kind is BidKind.CHAO_DI
+        if (chao_di or kind is BidKind.KITTY_FLIP) and state.phase is Phase.DRAWING:
             self.state = end_drawing(state)
-        if kind is BidKind.CHAO_DI and not self.buried and not self.take_kitty():
+        if chao_di and not self.buried and not self.take_kitty():
             return None
         held, drawn = _bidder_cards(replay, event.seat, event.drawn_count)
         bid = Bid(
@@ -174,7 +176,7 @@ class Bidding:
                 recorded=" ".join(tokens(event.cards)),
             )
             return False
-        if kind is BidKind.CHAO_DI:
+        if chao_di:
             self.awaiting = event.seat
         return True
 

@@ -29,6 +29,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from chaodipi.engine.cards import (
     BIG_JOKER,
@@ -74,6 +75,19 @@ class Phase(StrEnum):
     DRAWING = "drawing"
     DRAWN = "drawn"
     BURIED = "buried"
+
+
+# The kinds and phases as module constants: in Python 3.11 ``BidKind.DECLARE`` is read
+# through the enum type's ``__getattr__`` hook (about 1 k instructions), and a
+# bid's check and application read some twenty of them.
+_DECLARE: Final = BidKind.DECLARE
+_LOCK: Final = BidKind.LOCK
+_OVERCALL: Final = BidKind.OVERCALL
+_CHAO_DI: Final = BidKind.CHAO_DI
+_KITTY_FLIP: Final = BidKind.KITTY_FLIP
+_DRAWING: Final = Phase.DRAWING
+_DRAWN: Final = Phase.DRAWN
+_BURIED: Final = Phase.BURIED
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +253,7 @@ class BiddingState:
         >>> RANK_LETTERS[state.level_for(0)], RANK_LETTERS[state.level_for(1)], state.level
         ('2', '5', None)
         """
-        if self.team_levels is not None and self.phase is not Phase.BURIED:
+        if self.team_levels is not None and self.phase is not _BURIED:
             return self.team_levels[seat % 2]
         assert self.level is not None  # only a first hand of unequal levels starts without one
         return self.level
@@ -433,9 +447,9 @@ def _colour_reason(joker: int, card: int) -> str | None:
 
 
 def _allowed(rule: BiddingRule, kind: BidKind) -> tuple[str, ...]:
-    if kind is BidKind.DECLARE:
+    if kind is _DECLARE:
         return rule.declare_bids
-    if kind is BidKind.OVERCALL:
+    if kind is _OVERCALL:
         return rule.overcall_bids
     return rule.chao_di_bids
 
@@ -443,22 +457,22 @@ def _allowed(rule: BiddingRule, kind: BidKind) -> tuple[str, ...]:
 def _phase_reason(ruleset: Ruleset, state: BiddingState, bid: Bid) -> str | None:
     rule = ruleset.bidding
     kind = bid.kind
-    if kind is BidKind.DECLARE and state.phase is not Phase.DRAWING:
+    if kind is _DECLARE and state.phase is not _DRAWING:
         return "a declaration is made only while the cards are drawn"
-    if kind in (BidKind.LOCK, BidKind.OVERCALL) and state.phase is Phase.BURIED:
+    if kind in (_LOCK, _OVERCALL) and state.phase is _BURIED:
         return f"{kind.value}s end when the dealer takes the kitty; after the bury only 炒底"
-    if kind is BidKind.CHAO_DI:
+    if kind is _CHAO_DI:
         if not rule.chao_di_bids:
             return f"{ruleset.id} has no 炒底"
         if state.first_hand and not rule.chao_di_first_hand:
             return f"{ruleset.id} has no 炒底 in the first hand (除游戏第一局外)"
-        if state.phase is not Phase.BURIED:
+        if state.phase is not _BURIED:
             return "炒底 comes only after the dealer has buried the kitty"
-    if kind is BidKind.KITTY_FLIP:
+    if kind is _KITTY_FLIP:
         fallback = rule.fallback_first_hand if state.first_hand else rule.fallback_later_hands
         if fallback is not TrumpFallback.FLIP_KITTY:
             return f"{ruleset.id} does not flip the kitty when nobody declares"
-        if state.phase is not Phase.DRAWN:
+        if state.phase is not _DRAWN:
             return "the kitty is flipped only after the drawing, before the dealer takes it"
     return None
 
@@ -516,7 +530,7 @@ def _lock_reason(ruleset: Ruleset, state: BiddingState, bid: Bid, card: int) -> 
     standing = state.standing
     if not rule.lock:
         return f"{ruleset.id} has no lock (上保险)"
-    if standing is None or standing.kind is not BidKind.DECLARE or standing.seat != bid.seat:
+    if standing is None or standing.kind is not _DECLARE or standing.seat != bid.seat:
         return f"only the standing declaration's own declarer locks; seat {bid.seat} is not it"
     if standing.locked:
         return "the declaration is already locked"
@@ -533,18 +547,18 @@ def _standing_reason(
     rule = ruleset.bidding
     standing = state.standing
     kind = bid.kind
-    if kind is BidKind.DECLARE:
+    if kind is _DECLARE:
         if standing is not None:
             return (
                 f"seat {standing.seat} has already declared {state.trump_label}; "
                 "only a higher overcall changes trump"
             )
         return None
-    if kind is BidKind.OVERCALL and standing is None:
+    if kind is _OVERCALL and standing is None:
         return "nothing to overcall: the first bid is a declaration"
     cap = rule.max_overcalls
-    if kind is BidKind.OVERCALL and cap is not None:
-        made = sum(1 for b in state.bids if b.kind is BidKind.OVERCALL)
+    if kind is _OVERCALL and cap is not None:
+        made = sum(1 for b in state.bids if b.kind is _OVERCALL)
         if made >= cap:
             return f"{ruleset.id} allows {cap} overcall(s) in a hand; {made} made already"
     if standing is not None and not rule.declarer_may_overcall and standing.seat == bid.seat:
@@ -552,7 +566,7 @@ def _standing_reason(
             f"seat {bid.seat} holds the standing bid and may not bid over it "
             "(报主玩家也可参与反主，但必须在有其他玩家先进行反主的前提下)"
         )
-    higher_needed = kind is BidKind.OVERCALL or rule.chao_di_requires_higher
+    higher_needed = kind is _OVERCALL or rule.chao_di_requires_higher
     if standing is not None and higher_needed and rank <= standing.rank:
         held = _entry_name(standing.entry) + (" (locked)" if standing.locked else "")
         return f"{_entry_name(entry)} is not higher than the standing {held} on the ladder"
@@ -617,7 +631,7 @@ def _judge_bid(
         return reason
     if not bid.cards:
         return "a bid shows at least one card"
-    if bid.kind is BidKind.KITTY_FLIP:
+    if bid.kind is _KITTY_FLIP:
         return _flip_reason(ruleset, state, bid) or (bid.cards[0], None, None)
     rule = ruleset.bidding
     shape = _bid_shape(rule, bid.cards)
@@ -635,13 +649,13 @@ def _judge_bid(
         reason = _colour_reason(joker, card)
     if reason is not None:
         return reason
-    if bid.kind is BidKind.LOCK:
+    if bid.kind is _LOCK:
         return _lock_reason(ruleset, state, bid, card) or (card, None, None)
     place = _ladder_place(rule, card, count, "" if joker is None else JOKER_WITH)
     allowed = _allowed(rule, bid.kind)
     if place is None or place[0] not in allowed:
         names = "; ".join(_entry_name(e) for e in allowed)
-        joker_declares = bid.kind is BidKind.DECLARE and suit_of(card) is None
+        joker_declares = bid.kind is _DECLARE and suit_of(card) is None
         note = " (常主不可进行报主)" if joker_declares else ""
         return (
             f"{label_cards(bid.cards)} is not a {bid.kind.value} in {ruleset.id}{note}: "
@@ -663,7 +677,7 @@ def _dealer_after(ruleset: Ruleset, state: BiddingState, bid: Bid) -> int | None
         return seat_by_declaration(state.holding_team, bid.seat)
     rule = ruleset.bidding
     if (
-        bid.kind is BidKind.DECLARE
+        bid.kind is _DECLARE
         or rule.first_hand_dealer is FirstHandDealer.BID_WINNER
         or rule.overcaller_becomes_dealer_first_hand
     ):
@@ -691,12 +705,12 @@ def apply_bid(
     standing, first_declarer, stake = state.standing, state.first_declarer, state.stake
     shown, flips, kitty_holder = state.shown, state.flips, state.kitty_holder
     unchecked = state.draw_unchecked
-    if bid.kind is BidKind.KITTY_FLIP:
+    if bid.kind is _KITTY_FLIP:
         flips = (*flips, (bid.seat, bid.cards[0]))
     else:
         shown = (*shown, *((bid.seat, k) for k in bid.cards))
-        unchecked += int(state.phase is Phase.DRAWING and bid.drawn_count is None)
-        if bid.kind is BidKind.LOCK and standing is not None:
+        unchecked += int(state.phase is _DRAWING and bid.drawn_count is None)
+        if bid.kind is _LOCK and standing is not None:
             locked = _locked_place(ruleset.bidding, standing)
             entry, rank = locked or (standing.entry, standing.rank)
             standing = StandingBid(
@@ -704,17 +718,17 @@ def apply_bid(
             )
         else:
             entry, rank = place or ("", -1)
-            chao_di = bid.kind is BidKind.CHAO_DI
+            chao_di = bid.kind is _CHAO_DI
             # 炒底 takes up the kitty but leaves the dealer (此时庄家不变).
             if not chao_di:
                 dealer = _dealer_after(ruleset, state, bid)
             level = state._level_of_dealer(dealer)
             standing = StandingBid(bid.seat, bid.kind, card, entry, rank)
             trump, trump_known = made, True
-            stake += int(ruleset.bidding.overcall_adds_stake and bid.kind is not BidKind.DECLARE)
+            stake += int(ruleset.bidding.overcall_adds_stake and bid.kind is not _DECLARE)
             if chao_di:
                 kitty_holder = bid.seat
-            if bid.kind is BidKind.DECLARE:
+            if bid.kind is _DECLARE:
                 first_declarer = bid.seat
     # Built by the constructor: ``dataclasses.replace`` costs twice as much (and stays
     # interpreted when compiled), and a bid is replayed several times a hand.
@@ -745,9 +759,9 @@ def end_drawing(state: BiddingState) -> BiddingState:
     >>> end_drawing(start_bidding("6", first_hand=True)).phase.value
     'drawn'
     """
-    if state.phase is not Phase.DRAWING:
+    if state.phase is not _DRAWING:
         raise ValueError(f"the drawing is already over (phase {state.phase.value})")
-    return dataclasses.replace(state, phase=Phase.DRAWN)
+    return dataclasses.replace(state, phase=_DRAWN)
 
 
 def bury(
@@ -770,7 +784,7 @@ def bury(
     >>> buried.phase.value, buried.kitty_holder
     ('buried', 1)
     """
-    if state.phase is Phase.BURIED:
+    if state.phase is _BURIED:
         raise ValueError("the kitty is already buried")
     if (state.standing is None) != (fallback is not None):
         raise ValueError("pass a fallback exactly when nobody declared")
@@ -797,7 +811,7 @@ def bury(
         holding_team=state.holding_team,
         dealer=seat,
         dealer_by_bidding=state.dealer_by_bidding,
-        phase=Phase.BURIED,
+        phase=_BURIED,
         standing=state.standing,
         first_declarer=state.first_declarer,
         trump=trump,
