@@ -731,25 +731,26 @@ def apply_bid(
             if bid.kind is _DECLARE:
                 first_declarer = bid.seat
     # Built by the constructor: ``dataclasses.replace`` costs twice as much (and stays
-    # interpreted when compiled), and a bid is replayed several times a hand.
+    # interpreted when compiled), and a bid is replayed several times a hand. Its fields
+    # in order, not by keyword: pure Python makes a dict of 17 keywords for each call.
     return BiddingState(
-        level=level,
-        first_hand=state.first_hand,
-        holding_team=state.holding_team,
-        dealer=dealer,
-        dealer_by_bidding=state.dealer_by_bidding,
-        phase=state.phase,
-        standing=standing,
-        first_declarer=first_declarer,
-        trump=trump,
-        trump_known=trump_known,
-        shown=shown,
-        stake=stake,
-        kitty_holder=kitty_holder,
-        flips=flips,
-        draw_unchecked=unchecked,
-        bids=bids,
-        team_levels=state.team_levels,
+        level,
+        state.first_hand,
+        state.holding_team,
+        dealer,
+        state.dealer_by_bidding,
+        state.phase,
+        standing,
+        first_declarer,
+        trump,
+        trump_known,
+        shown,
+        stake,
+        kitty_holder,
+        flips,
+        unchecked,
+        bids,
+        state.team_levels,
     )
 
 
@@ -803,26 +804,26 @@ def bury(
         seat = dealer
     if seat is None:
         raise ValueError("no dealer: the bidding left it open; pass the record's dealer")
-    # Built by the constructor, as in ``apply_bid``: once a hand, where ``dataclasses.replace``
-    # costs about twice as much (and stays interpreted when compiled).
+    # Built by the constructor, its fields in order, as in ``apply_bid``: once a hand, where
+    # ``dataclasses.replace`` costs about twice as much (and stays interpreted when compiled).
     return BiddingState(
-        level=state._level_of_dealer(seat),
-        first_hand=state.first_hand,
-        holding_team=state.holding_team,
-        dealer=seat,
-        dealer_by_bidding=state.dealer_by_bidding,
-        phase=_BURIED,
-        standing=state.standing,
-        first_declarer=state.first_declarer,
-        trump=trump,
-        trump_known=trump_known,
-        shown=state.shown,
-        stake=state.stake,
-        kitty_holder=seat,
-        flips=state.flips,
-        draw_unchecked=state.draw_unchecked,
-        bids=state.bids,
-        team_levels=state.team_levels,
+        state._level_of_dealer(seat),
+        state.first_hand,
+        state.holding_team,
+        seat,
+        state.dealer_by_bidding,
+        _BURIED,
+        state.standing,
+        state.first_declarer,
+        trump,
+        trump_known,
+        state.shown,
+        state.stake,
+        seat,
+        state.flips,
+        state.draw_unchecked,
+        state.bids,
+        state.team_levels,
     )
 
 
