@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from chaodipi.auditor.findings import count_cards
-from chaodipi.auditor.reading import ReadPlay, ReadTrick, TrickClaims
+from chaodipi.auditor.reading import PLAYS_PER_TRICK, ReadPlay, ReadTrick, TrickClaims
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import LEN, VARINT, encode_varint, field_tag, tokens
 from chaodipi.engine import (
@@ -74,6 +74,13 @@ def _encoded_throw(stood: bool, forced: Sequence[int], penalty: int) -> bytes:
     return fields + b"".join([_FORCED_CARDS[k] for k in forced])
 
 
+_TURNS: Final = tuple(
+    tuple((leader + p) % 4 for p in range(PLAYS_PER_TRICK)) for leader in range(4)
+)
+"""The seat whose turn each play of a trick is, by the trick's leader (a seat the reader
+checked): looked up, for the follows ``play_tricks`` takes."""
+
+
 def play_tricks(replay: HandState) -> None:
     """Replay every trick; each winner leads the next (the dealer leads the first)."""
     table = replay.table
@@ -96,22 +103,26 @@ def play_tricks(replay: HandState) -> None:
             unit = answered.units[0]
             if len(unit.kinds) == 1:
                 width, led = unit.width, suit[unit.kinds[0]]
-        leader = trick.leader
+        turns = _TURNS[trick.leader]
         for p in range(1, len(plays)):
             play = plays[p]
             cards = play.cards
-            if width and len(cards) == width and play.seat == (leader + p) % 4:
-                hand = hands[play.seat]
+            seat = play.seat
+            if width and len(cards) == width and seat == turns[p]:
+                hand = hands[seat]
                 counts = hand.counts
                 kind = play.one_kind
-                held = counts[kind] >= width if kind >= 0 else not hand.missing(cards)
-                if held:
+                if kind >= 0:
+                    held = counts[kind] >= width
                     # Copies of one card of the led suit, two follows in three, are
                     # ``follows_in_kind``'s first case, answered without its call.
-                    if kind >= 0 and suit[kind] == led:
+                    if held and suit[kind] == led:
                         counts[kind] -= width
                         continue
-                    void = play.seat << 3 | led
+                else:
+                    held = not hand.missing(cards)
+                if held:
+                    void = seat << 3 | led
                     if void in voids or follows_in_kind(context, width, led, counts, cards):
                         if suit[cards[0]] != led:
                             voids.add(void)
