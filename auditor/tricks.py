@@ -508,11 +508,13 @@ def finish_trick(
             expected="4",
             recorded=str(len(plays)),
         )
+    # No comprehension here reads a local of this function: one that did would make the local
+    # a cell, built at every call (a trick), not only when the comprehension runs.
     if answered is None:
         # No follow can match a lead that has no legal shape; the claim (if any) decides.
         index = 0
         if claim is not None and claim.winner is not None:
-            index = next((i for i, p in enumerate(plays) if p.seat == claim.winner), 0)
+            index = _claimed_play(plays, claim.winner)
     else:
         size = len(plays[0].cards)
         follows: list[Sequence[int]]
@@ -527,10 +529,7 @@ def finish_trick(
         if whole:
             index = trick_winner(table.context, answered.units, follows)
         else:
-            # A play with the wrong number of cards cannot win.
-            eligible = [i for i, cards in enumerate(follows, 1) if len(cards) == size]
-            won = trick_winner(table.context, answered.units, [follows[i - 1] for i in eligible])
-            index = eligible[won - 1] if won else 0
+            index = _winner_of_size(table, answered, follows, size)
     winner = plays[index].seat
     points = 0
     for p in plays:
@@ -557,6 +556,19 @@ def finish_trick(
         replay.current = []
         replay.snapshot(PLAY)
     return winner
+
+
+def _claimed_play(plays: Sequence[ReadPlay], seat: int) -> int:
+    """The index of ``seat``'s play in the trick (0 when it made none)."""
+    return next((i for i, play in enumerate(plays) if play.seat == seat), 0)
+
+
+def _winner_of_size(table: Table, answered: Lead, follows: list[Sequence[int]], size: int) -> int:
+    """The winning play's index (0 for the lead) when some follow has another number of cards
+    than the lead's ``size``: such a play cannot win."""
+    eligible = [i for i, cards in enumerate(follows, 1) if len(cards) == size]
+    won = trick_winner(table.context, answered.units, [follows[i - 1] for i in eligible])
+    return eligible[won - 1] if won else 0
 
 
 def _check_trick_claim(
