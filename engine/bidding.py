@@ -77,9 +77,9 @@ class Phase(StrEnum):
     BURIED = "buried"
 
 
-# The kinds and phases as module constants: in Python 3.11 ``BidKind.DECLARE`` is read
-# through the enum type's ``__getattr__`` hook (about 1 k instructions), and a
-# bid's check and application read some twenty of them.
+# The kinds, phases and held check as module constants: in Python 3.11 ``BidKind.DECLARE``
+# is read through the enum type's ``__getattr__`` hook (about 1 k instructions), and a bid's
+# check and application read some twenty of them.
 _DECLARE: Final = BidKind.DECLARE
 _LOCK: Final = BidKind.LOCK
 _OVERCALL: Final = BidKind.OVERCALL
@@ -88,6 +88,7 @@ _KITTY_FLIP: Final = BidKind.KITTY_FLIP
 _DRAWING: Final = Phase.DRAWING
 _DRAWN: Final = Phase.DRAWN
 _BURIED: Final = Phase.BURIED
+_EACH_CARD: Final = HeldCheck.EACH_CARD
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,7 +507,7 @@ def _held_reason(
         return f"drawn_count {bid.drawn_count} does not fit a hand of {len(held)} cards"
     pool = held if bid.drawn_count is None else held[: bid.drawn_count]
     have = pool.count(card)
-    if rule.held_check is HeldCheck.EACH_CARD:
+    if rule.held_check is _EACH_CARD:
         # Each shown card is looked up in the hand on its own: one copy shows a pair too.
         used, count = 0, 1
     else:

@@ -44,6 +44,15 @@ __all__ = [
     "unit_order_key",
 ]
 
+# The throw rule's choices as module constants: in Python 3.11 ``ForcedUnit.SMALLEST`` is read
+# through the enum type's ``__getattr__`` hook (about 1 k instructions), and every failed
+# throw reads three.
+_SMALLEST: Final = ForcedUnit.SMALLEST
+_LOWEST_TOP: Final = ForcedUnit.LOWEST_TOP
+_ATTEMPT_ORDER: Final = ForcedTie.ATTEMPT_ORDER
+_PENALTY_BY_ATTEMPT: Final = PenaltyBasis.ATTEMPT
+_PENALTY_BY_FORCED_UNIT: Final = PenaltyBasis.FORCED_UNIT
+
 
 @dataclass(frozen=True, slots=True)
 class Lead:
@@ -427,7 +436,7 @@ def _forced_tie(
     Bound: one pass and one sort of the u units, O(u log u).
     """
     strength = ctx.strength
-    if rule.forced_unit is ForcedUnit.SMALLEST:
+    if rule.forced_unit is _SMALLEST:
         # 强制出最小牌: fewest cards, then the lowest top.
         # Fields, not the size and top properties: interpreted, each a call.
         return _tied_lowest(
@@ -436,10 +445,10 @@ def _forced_tie(
     # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
     # first, as the 80-fen program lists tractors and pairs before singles.
     lowest = _tied_lowest(
-        units if rule.forced_unit is ForcedUnit.LOWEST_TOP else beaten,
+        units if rule.forced_unit is _LOWEST_TOP else beaten,
         lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width),
     )
-    if rule.forced_unit is ForcedUnit.LOWEST_TOP:
+    if rule.forced_unit is _LOWEST_TOP:
         return lowest
     # LOWEST_BEATEN_CARD: one card, the lowest of the lowest beaten unit.
     return sorted({set_unit(1, unit.kinds[0]) for unit in lowest}, key=lambda u: u.kinds)
@@ -517,16 +526,16 @@ def check_throw(
         return ThrowVerdict(units, True, True, (), None, 0, leader, shown, suit=suit)
     tied = _forced_tie(ctx, rule, units, beaten_units)
     options: tuple[Unit, ...]
-    if rule.forced_tie is ForcedTie.ATTEMPT_ORDER:
+    if rule.forced_tie is _ATTEMPT_ORDER:
         picked = _first_in_attempt(tied, cards)
         tied = [picked, *(unit for unit in tied if unit != picked)]
         options = (picked,)
     else:
         options = tuple(tied)
     forced = tied[0]
-    if rule.penalty_basis is PenaltyBasis.ATTEMPT:
+    if rule.penalty_basis is _PENALTY_BY_ATTEMPT:
         counted = len(cards)
-    elif rule.penalty_basis is PenaltyBasis.FORCED_UNIT:
+    elif rule.penalty_basis is _PENALTY_BY_FORCED_UNIT:
         counted = forced.size
     else:
         counted = sum(u.size for u in beaten_units)

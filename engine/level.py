@@ -41,6 +41,16 @@ Team = Literal["dealer", "defenders"]
 PAST_ACE: Final = 13
 """Level index of a team that has passed A and so won the match (WIN_MATCH)."""
 
+# The outcomes and next-dealer rules as module constants: in Python 3.11 ``Outcome.SWAP`` is
+# read through the enum type's ``__getattr__`` hook (about 1 k instructions), and every hand's
+# level and next dealer read a few.
+_DEALER_WINS_MATCH: Final = Outcome.DEALER_WINS_MATCH
+_DEALER_UP: Final = Outcome.DEALER_UP
+_DEFENDERS_UP: Final = Outcome.DEFENDERS_UP
+_SWAP: Final = Outcome.SWAP
+_PARTNER_OR_NEXT: Final = NextDealer.PARTNER_OR_NEXT
+_SAME_OR_NEXT: Final = NextDealer.SAME_OR_NEXT
+
 
 @dataclass(frozen=True, slots=True)
 class LevelResult:
@@ -166,9 +176,9 @@ def level_result(
     if ruleset.level.match_points:
         raise ValueError(f"{ruleset.id}: the table gives match points, not levels (match_points)")
     band, n = _band(ruleset, defenders_points)
-    if band.outcome is Outcome.DEALER_WINS_MATCH:
+    if band.outcome is _DEALER_WINS_MATCH:
         return LevelResult(band.outcome, n, 0, dealer, defender, "dealer", "dealer")
-    if band.outcome is Outcome.DEALER_UP:
+    if band.outcome is _DEALER_UP:
         cleared = _ranks("dealer", dealer_team_cleared)
         after, moved, stop, won = _rise(ruleset, dealer, n, deals_now=True, cleared=cleared)
         return LevelResult(
@@ -181,7 +191,7 @@ def level_result(
             "dealer" if won else None,
             stop,
         )
-    if band.outcome is Outcome.SWAP:
+    if band.outcome is _SWAP:
         return LevelResult(band.outcome, n, 0, dealer, defender, "defenders")
     cleared = _ranks("defenders", defender_team_cleared)
     after, moved, stop, won = _rise(ruleset, defender, n, deals_now=False, cleared=cleared)
@@ -244,9 +254,9 @@ def match_points(ruleset: Ruleset, defenders_points: int) -> tuple[Team, int]:
     if not ruleset.level.match_points:
         raise ValueError(f"{ruleset.id}: the table gives levels, not match points")
     band, n = _band(ruleset, defenders_points)
-    if band.outcome is Outcome.DEALER_UP:
+    if band.outcome is _DEALER_UP:
         return "dealer", n
-    if band.outcome is Outcome.DEFENDERS_UP:
+    if band.outcome is _DEFENDERS_UP:
         return "defenders", n
     raise ValueError(f"{ruleset.id}: a match-points band is dealer_up or defenders_up")
 
@@ -278,9 +288,9 @@ def next_dealer(
     if result.match_winner is not None:
         return None
     keeps = result.next_deal == "dealer"
-    if ruleset.level.next_dealer is NextDealer.PARTNER_OR_NEXT:
+    if ruleset.level.next_dealer is _PARTNER_OR_NEXT:
         return (dealer + 2) % 4 if keeps else (dealer + 1) % 4
-    if ruleset.level.next_dealer is NextDealer.SAME_OR_NEXT:
+    if ruleset.level.next_dealer is _SAME_OR_NEXT:
         return dealer if keeps else (dealer + 1) % 4
     if declarer_next_hand is None:
         return None
