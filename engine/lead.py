@@ -44,9 +44,8 @@ __all__ = [
     "unit_order_key",
 ]
 
-# The throw rule's choices as module constants: in Python 3.11 ``ForcedUnit.SMALLEST`` is read
-# through the enum type's ``__getattr__`` hook (about 1 k instructions), and every failed
-# throw reads three.
+# The throw rule's choices as module constants, read without the enum type's attribute hook (see
+# ``engine.bidding``).
 _SMALLEST: Final = ForcedUnit.SMALLEST
 _LOWEST_TOP: Final = ForcedUnit.LOWEST_TOP
 _ATTEMPT_ORDER: Final = ForcedTie.ATTEMPT_ORDER

@@ -41,9 +41,8 @@ Team = Literal["dealer", "defenders"]
 PAST_ACE: Final = 13
 """Level index of a team that has passed A and so won the match (WIN_MATCH)."""
 
-# The outcomes and next-dealer rules as module constants: in Python 3.11 ``Outcome.SWAP`` is
-# read through the enum type's ``__getattr__`` hook (about 1 k instructions), and every hand's
-# level and next dealer read a few.
+# The outcomes and next-dealer rules as module constants, read without the enum type's
+# attribute hook (see ``engine.bidding``).
 _DEALER_WINS_MATCH: Final = Outcome.DEALER_WINS_MATCH
 _DEALER_UP: Final = Outcome.DEALER_UP
 _DEFENDERS_UP: Final = Outcome.DEFENDERS_UP
