@@ -18,7 +18,7 @@ record's violations are the same either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeVar, cast
 
@@ -596,6 +596,35 @@ class _RecordRead(_RecordFields, _RecordWire, Protocol):
     """A record's encoding read by ``_RECORD_READ``."""
 
 
+def _view(
+    name: str,
+    source: Descriptor,
+    edit: Callable[[descriptor_pb2.DescriptorProto, str], None],
+    needs: tuple[str, ...] = (),
+) -> Descriptor:
+    """A copy of a ``chaodipi.v1`` message type named ``chaodipi.auditor.<name>``, changed by
+    ``edit`` (given the copy and its full name), in the default pool: added once, then found
+    (``needs``: the files of other views it names)."""
+    pool = descriptor_pool.Default()
+    full_name = f"chaodipi.auditor.{name}"
+    try:
+        return pool.FindMessageTypeByName(full_name)
+    except KeyError:
+        pass
+    file = descriptor_pb2.FileDescriptorProto(
+        name=f"chaodipi/auditor/{name}.proto",
+        package="chaodipi.auditor",
+        syntax="proto3",
+        dependency=[records_pb2.DESCRIPTOR.name, *needs],
+    )
+    message = file.message_type.add()
+    source.CopyToProto(message)
+    message.name = name
+    edit(message, full_name)
+    pool.AddSerializedFile(file.SerializeToString())
+    return pool.FindMessageTypeByName(full_name)
+
+
 def _bytes_view(name: str, whole: bool) -> type[Message]:
     """``GameRecord`` with its draw order and tricks declared ``bytes``, which the wire allows;
     ``whole``: with every other field of the record, else without.
@@ -606,47 +635,33 @@ def _bytes_view(name: str, whole: bool) -> type[Message]:
     out of the ``deal`` oneof, so a record whose wire gives it twice, or beside dealt hands,
     is seen (``read_game`` then lets the record's own parse settle it).
     """
-    pool = descriptor_pool.Default()
-    full_name = f"chaodipi.auditor.{name}"
-    try:
-        return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
-    except KeyError:
-        pass
-    records = records_pb2.DESCRIPTOR
-    file = descriptor_pb2.FileDescriptorProto(
-        name=f"chaodipi/auditor/{name}.proto",
-        package="chaodipi.auditor",
-        syntax="proto3",
-        dependency=[records.name],
-    )
-    message = file.message_type.add()
-    records_pb2.GameRecord.DESCRIPTOR.CopyToProto(message)
-    message.name = name
-    deal = [d.name for d in message.oneof_decl].index("deal")
-    del message.oneof_decl[deal]
-    kept = []
-    for fd in message.field:
-        if fd.name in ("draw_order", "tricks"):
-            fd.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
-            fd.label = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
-            fd.ClearField("type_name")
-        elif not whole:
-            continue
-        elif fd.type_name.startswith(".chaodipi.v1.GameRecord."):  # nested: the metadata map
-            fd.type_name = f".{full_name}.{fd.type_name.rsplit('.', 1)[1]}"
-        if fd.HasField("oneof_index"):
-            if fd.oneof_index == deal:
-                fd.ClearField("oneof_index")
-            elif fd.oneof_index > deal:
-                fd.oneof_index -= 1
-        kept.append(fd)
-    del message.field[:]
-    message.field.extend(kept)
-    if not whole:
-        del message.nested_type[:]
-        del message.oneof_decl[:]
-    pool.AddSerializedFile(file.SerializeToString())
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
+
+    def edit(message: descriptor_pb2.DescriptorProto, full_name: str) -> None:
+        deal = [d.name for d in message.oneof_decl].index("deal")
+        del message.oneof_decl[deal]
+        kept = []
+        for fd in message.field:
+            if fd.name in ("draw_order", "tricks"):
+                fd.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
+                fd.label = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
+                fd.ClearField("type_name")
+            elif not whole:
+                continue
+            elif fd.type_name.startswith(".chaodipi.v1.GameRecord."):  # nested: the metadata map
+                fd.type_name = f".{full_name}.{fd.type_name.rsplit('.', 1)[1]}"
+            if fd.HasField("oneof_index"):
+                if fd.oneof_index == deal:
+                    fd.ClearField("oneof_index")
+                elif fd.oneof_index > deal:
+                    fd.oneof_index -= 1
+            kept.append(fd)
+        del message.field[:]
+        message.field.extend(kept)
+        if not whole:
+            del message.nested_type[:]
+            del message.oneof_decl[:]
+
+    return message_factory.GetMessageClass(_view(name, records_pb2.GameRecord.DESCRIPTOR, edit))
 
 
 _RECORD_READ: Final = _bytes_view("RecordRead", whole=True)
@@ -655,30 +670,18 @@ _RECORD_WIRE: Final = _bytes_view("RecordWire", whole=False)
 """A ``GameRecord``'s draw order and tricks, read again from its encoding (``read_game``)."""
 
 
-def _record_file_read() -> Descriptor:
-    pool = descriptor_pool.Default()
-    try:
-        return pool.FindMessageTypeByName("chaodipi.auditor.RecordFileRead")
-    except KeyError:
-        pass
-    game = _RECORD_READ.DESCRIPTOR
-    file = descriptor_pb2.FileDescriptorProto(
-        name="chaodipi/auditor/RecordFileRead.proto",
-        package="chaodipi.auditor",
-        syntax="proto3",
-        dependency=[records_pb2.DESCRIPTOR.name, game.file.name],
-    )
-    message = file.message_type.add()
-    records_pb2.RecordFile.DESCRIPTOR.CopyToProto(message)
-    message.name = "RecordFileRead"
+def _game_as_read(message: descriptor_pb2.DescriptorProto, full_name: str) -> None:
     for fd in message.field:
         if fd.name == "game":
-            fd.type_name = f".{game.full_name}"
-    pool.AddSerializedFile(file.SerializeToString())
-    return pool.FindMessageTypeByName("chaodipi.auditor.RecordFileRead")
+            fd.type_name = f".{_RECORD_READ.DESCRIPTOR.full_name}"
 
 
-RECORD_FILE_READ: Final = _record_file_read()
+RECORD_FILE_READ: Final = _view(
+    "RecordFileRead",
+    records_pb2.RecordFile.DESCRIPTOR,
+    _game_as_read,
+    (_RECORD_READ.DESCRIPTOR.file.name,),
+)
 """``RecordFile`` with its game as ``_RECORD_READ`` reads it, its draw order and tricks
 ``bytes``: what a reader of records still checks of a game ``audit_encoded_game`` reads,
 whose read vouches for the rest (``ReadHand.canonical``)."""
