@@ -11,7 +11,7 @@ conversion, and a message is read with ``ListFields`` (its set fields in field-n
 itself), 64-bit integers as strings, bytes in base64, floats with ``NaN`` and ``Infinity`` as
 strings, fields without presence left out when unset. A message of a type whose JSON form is
 its own (the well-known types: timestamps, wrappers, ``Struct``…), of one with an enum value
-that has options (which may rename it in JSON) or holding an extension is handed to
+that has options (which may rename it in JSON) or of one that can hold extensions is handed to
 ``MessageToDict``, so the answer is always the same.
 
 >>> from chaodipi.v1 import audit_pb2
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from base64 import b64encode
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, cast
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
@@ -35,13 +35,25 @@ from google.protobuf.message import Message
 __all__ = ["message_dict"]
 
 _Convert = Callable[[Any], Any]
-_Plan = dict[FieldDescriptor, tuple[str, _Convert | None]]
-"""By field, its JSON name and how its value is written (None: as it is)."""
+
+
+class _Plan:
+    """How a message type's set fields are written, by field."""
+
+    def __init__(self, kind: type[Message]) -> None:
+        # The type's own ListFields, called unbound: a message's attribute lookup tries its
+        # field names first.
+        self.list_fields: Callable[[Message], Sequence[tuple[FieldDescriptor, Any]]] = (
+            kind.ListFields
+        )
+        self.values: dict[FieldDescriptor, tuple[str, _Convert | None]] = {}
+        """Its JSON name and how its value is written (None: as it is)."""
+
 
 _PLANS: Final[dict[type[Message], _Plan]] = {}
 """Each message class's plan, made when first met (``_plan``)."""
-_THEIRS: Final[_Plan] = {}
-"""The plan of a type ``MessageToDict`` writes."""
+_THEIRS: Final = _Plan(Message)
+"""The plan of a type ``MessageToDict`` writes (its fields never followed)."""
 
 _OWN_FORMS: Final = frozenset(
     f"google.protobuf.{name}"
@@ -69,15 +81,12 @@ def _message_json(message: Message) -> Any:
     plan = _PLANS.get(kind)
     if plan is None:
         # The C extension's descriptor has the pure-Python one's API; the stubs type them apart.
-        plan = _PLANS[kind] = _plan(cast(Descriptor, message.DESCRIPTOR))
+        plan = _PLANS[kind] = _plan(kind, cast(Descriptor, message.DESCRIPTOR))
     if plan is _THEIRS:
         return _their_json(message)
     out: dict[str, Any] = {}
-    for fd, value in message.ListFields():
-        step = plan.get(fd)
-        if step is None:  # an extension: written as MessageToDict writes it
-            return _their_json(message)
-        name, convert = step
+    for fd, value in plan.list_fields(message):
+        name, convert = plan.values[fd]
         out[name] = value if convert is None else convert(value)
     return out
 
@@ -92,15 +101,16 @@ def _their_json(message: Message) -> Any:
     return to_json(message)
 
 
-def _plan(descriptor: Descriptor) -> _Plan:
-    if descriptor.full_name in _OWN_FORMS:
+def _plan(kind: type[Message], descriptor: Descriptor) -> _Plan:
+    # A type with extension ranges: its extensions are among its set fields, and not planned.
+    if descriptor.full_name in _OWN_FORMS or descriptor.extension_ranges:
         return _THEIRS
-    plan: _Plan = {}
+    plan = _Plan(kind)
     for fd in descriptor.fields:
         convert = _field_value(fd)
         if convert is None:
             return _THEIRS
-        plan[fd] = (fd.json_name, None if convert is _same else convert)
+        plan.values[fd] = (fd.json_name, None if convert is _same else convert)
     return plan
 
 
