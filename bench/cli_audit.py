@@ -34,7 +34,7 @@ from timing import best_cpu
 from chaodipi import importers
 from chaodipi.auditor import audit_encoded_game, audit_game
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.auditor.jsondict import message_dict
+from chaodipi.auditor.jsondict import message_json
 from chaodipi.cli.main import _JsonArray, _ReportPrinter, app
 from chaodipi.v1 import audit_pb2, records_pb2
 
@@ -99,7 +99,7 @@ def main() -> None:
                 if args.json:
                     array = _JsonArray()
                     for report in reports:
-                        array.add(message_dict(report))
+                        array.add(message_json(report))
                     array.close()
                 else:
                     printer = _ReportPrinter()

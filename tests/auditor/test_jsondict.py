@@ -1,5 +1,6 @@
 """``message_dict`` gives what ``json_format.MessageToDict`` gives: the same dict, keys in the
-same order, for the reports of every ruleset and for a message of every kind of field."""
+same order, for the reports of every ruleset and for a message of every kind of field; and
+``message_json`` the text ``json.dumps`` makes of it."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.auditor.jsondict import message_dict
+from chaodipi.auditor.jsondict import message_dict, message_json
 from chaodipi.engine.presets import BUILTIN
 
 
@@ -32,8 +33,10 @@ def _same(message: Message) -> None:
     expected = json_format.MessageToDict(message)
     found = message_dict(message)
     assert found == expected
-    # The same key order: the same JSON text.
-    assert json.dumps(found, ensure_ascii=False) == json.dumps(expected, ensure_ascii=False)
+    # The same key order: the same JSON text, which message_json writes without the dict.
+    text = json.dumps(expected, ensure_ascii=False)
+    assert json.dumps(found, ensure_ascii=False) == text
+    assert message_json(message) == text
 
 
 @pytest.mark.parametrize("ruleset", sorted(BUILTIN))
@@ -215,7 +218,7 @@ def test_infinities_nans_and_the_shortest_float_are_written_as_message_to_dict_w
     found = message_dict(message)
     assert found["fFloat"] == 0.1  # float32's 0.1, written as its shortest decimal
     assert found["fDouble"] == "-Infinity"
-    assert json.dumps(found) == json.dumps(json_format.MessageToDict(message))
+    _same(message)
 
 
 def test_well_known_types_keep_their_own_json_forms() -> None:
@@ -228,3 +231,4 @@ def test_well_known_types_keep_their_own_json_forms() -> None:
     assert found["maybe"] == str(2**60)
     assert found["extra"] == {"k": [1.0, "two"]}
     assert found == json_format.MessageToDict(message)
+    assert message_json(message.when) == '"2026-12-05T15:00:00.500Z"'

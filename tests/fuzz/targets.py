@@ -6,7 +6,8 @@
 - ``audit_game`` / ``audit_match`` return a report; a report with rejections has nothing
   computed and every rejection names a field that exists in the record; every finding's code
   is in ``auditor.codes.CODES`` with its severity, and the counts add up; the report's JSON
-  dict (``message_dict``) is ``json_format.MessageToDict``'s;
+  dict (``message_dict``) is ``json_format.MessageToDict``'s, and its text (``message_json``)
+  that dict's;
 - the record serializes and gets the service's content hash;
 - every importer (pb, json, text, eighty, botzone, godot, auto-detected) returns records and
   problems naming a location, never raises in lenient mode and raises only ``ImportFailed``
@@ -39,7 +40,7 @@ from google.protobuf.message import DecodeError
 
 from chaodipi.auditor import CODES, audit_encoded_game, audit_game, audit_match
 from chaodipi.auditor.analysis import analyse_game
-from chaodipi.auditor.jsondict import message_dict
+from chaodipi.auditor.jsondict import message_dict, message_json
 from chaodipi.auditor.referee import Referee, events_of
 from chaodipi.engine.presets import get_ruleset
 from chaodipi.importers import (
@@ -132,7 +133,14 @@ def check_report(report: audit_pb2.AuditReport, record: Any, prefix: str = "") -
         counts[SEVERITY_COUNTS[finding.severity]] += 1
     assert (report.breaches, report.scoring_errors, report.warnings) == tuple(counts.values())
     report.SerializeToString()
-    assert message_dict(report) == json_format.MessageToDict(report), "JSON dict otherwise"
+    check_json(report)
+
+
+def check_json(report: audit_pb2.AuditReport | audit_pb2.MatchAuditReport) -> None:
+    """The report's JSON dict is ``json_format.MessageToDict``'s, and its text that dict's."""
+    expected = json_format.MessageToDict(report)
+    assert message_dict(report) == expected, "JSON dict otherwise"
+    assert message_json(report) == json.dumps(expected, ensure_ascii=False), "JSON text otherwise"
 
 
 def check_hash(record: records_pb2.GameRecord | records_pb2.MatchRecord) -> None:
@@ -181,7 +189,7 @@ def check_match(
     for finding in report.findings:
         assert finding.code in CODES, f"unknown finding code {finding.code!r}"
     report.SerializeToString()
-    assert message_dict(report) == json_format.MessageToDict(report), "JSON dict otherwise"
+    check_json(report)
     return report
 
 
