@@ -29,12 +29,10 @@ PAGE = 200
 
 
 def _jsonl(game: StoredGame) -> str:
-    import json
+    from chaodipi.auditor.jsondict import message_json
 
-    from chaodipi.auditor.jsondict import message_dict
-
-    # MessageToJson's text, without its per-field descriptor work (auditor/jsondict.py).
-    return json.dumps(message_dict(game.message()), ensure_ascii=False) + "\n"
+    # MessageToJson's text on one line, without its per-field descriptor work (jsondict).
+    return message_json(game.message()) + "\n"
 
 
 def _text(game: StoredGame) -> str:

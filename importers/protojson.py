@@ -39,12 +39,13 @@ _MATCH_ONLY = {"matchId", "match_id", "hands", "claimedResult", "claimed_result"
 
 def write_json(records: Iterable[records_pb2.RecordFile]) -> str:
     """One pretty JSON object for a single record, else JSON Lines (one RecordFile a line)."""
-    from chaodipi.auditor.jsondict import message_dict  # here: reading files does without it
+    # Here: reading files does without them.
+    from chaodipi.auditor.jsondict import message_dict, message_json
 
     items = list(records)
     if len(items) == 1:
         return json.dumps(message_dict(items[0]), indent=2, ensure_ascii=False) + "\n"
-    return "".join(json.dumps(message_dict(r), ensure_ascii=False) + "\n" for r in items)
+    return "".join(message_json(r) + "\n" for r in items)
 
 
 def _scalar(fd: FieldDescriptor, value: Any, path: str) -> Any:
