@@ -12,7 +12,9 @@ one line) without making the dict: ``chaodipi audit --json`` spent about as long
 report's dict as making it. Its plan gives each field its member's opening (``"name": ``) and
 a writer of the value's text: a message's own text, a list or object of messages' texts, the
 commonest scalars written directly, and any other value converted as for the dict and encoded
-by ``json``'s encoder, so both say the same.
+by ``json``'s encoder, so both say the same. The texts of a type of scalars only are kept by
+their messages' encodings: such messages are small and repeat (a report's trick results, a
+record's plays), and encoding one costs a fraction of reading its fields.
 
 ``MessageToDict``'s default options only: JSON names, enums by name (an unknown number as
 itself), 64-bit integers as strings, bytes in base64, floats with ``NaN`` and ``Infinity`` as
@@ -60,6 +62,9 @@ class _Plan:
         """Its JSON name and how its value is written in the dict (None: as it is)."""
         self.texts: dict[FieldDescriptor, tuple[str, _Write]] = {}
         """Its member's opening, ``"name": ``, and how its value is written as JSON text."""
+        self.serialize: Callable[[Message], bytes] = kind.SerializeToString
+        self.known: dict[bytes, str] | None = None
+        """For a type of scalar fields only, the texts of its messages by their encodings."""
 
 
 _PLANS: Final[dict[type[Message], _Plan]] = {}
@@ -79,6 +84,12 @@ _OWN_FORMS: Final = frozenset(
 
 _INT64: Final = frozenset({FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64})
 
+_KNOWN_COUNT: Final = 4096
+_KNOWN_SIZE: Final = 64
+"""At most so many texts kept for a type (then all forgotten), each of a message of at most
+so many bytes encoded: the memory they take is bounded (a trick's result is about 10 bytes
+encoded, 60 characters of text)."""
+
 _encode: Final = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 """``json.dumps(value, ensure_ascii=False)`` of a value fresh from a conversion (no cycles)."""
 
@@ -97,6 +108,22 @@ def message_json(message: Message) -> str:
     plan = _plan_of(message)
     if plan is _THEIRS:
         return _encode(_their_json(message))
+    known = plan.known
+    if known is None:
+        return _object_text(plan, message)
+    # A message of scalars: the same encoding, the same text.
+    encoding = plan.serialize(message)
+    text = known.get(encoding)
+    if text is None:
+        text = _object_text(plan, message)
+        if len(encoding) <= _KNOWN_SIZE:
+            if len(known) >= _KNOWN_COUNT:
+                known.clear()
+            known[encoding] = text
+    return text
+
+
+def _object_text(plan: _Plan, message: Message) -> str:
     members: list[str] = []
     for fd, value in plan.list_fields(message):
         opening, write = plan.texts[fd]
@@ -145,6 +172,10 @@ def _plan(kind: type[Message], descriptor: Descriptor) -> _Plan:
             return _THEIRS
         plan.values[fd] = (fd.json_name, None if convert is _same else convert)
         plan.texts[fd] = (encode_basestring(fd.json_name) + ": ", _field_text(fd))
+    # Texts kept only for a type of scalars (a map's entries are messages: no maps either),
+    # whose messages are small and often the same (a trick's result, a trump, a play).
+    if all(fd.cpp_type != FieldDescriptor.CPPTYPE_MESSAGE for fd in descriptor.fields):
+        plan.known = {}
     return plan
 
 

@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 from chaodipi.auditor import audit_game, audit_match
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand, generate_match
-from chaodipi.auditor.jsondict import message_dict, message_json
+from chaodipi.auditor.jsondict import (
+    _KNOWN_COUNT,
+    _KNOWN_SIZE,
+    _plan_of,
+    message_dict,
+    message_json,
+)
 from chaodipi.engine.presets import BUILTIN
 
 
@@ -80,7 +86,8 @@ _SCALARS = {
 def _every_kind() -> type[Message]:
     """A proto3 message with a field of every kind: each scalar type singular, repeated and
     optional, an enum, nested and recursive messages, maps of several key and value types,
-    a oneof, and well-known types."""
+    a oneof, well-known types, and messages of a type of scalars only (``Scalars``, whose
+    texts ``message_json`` keeps by their encodings)."""
     file = descriptor_pb2.FileDescriptorProto(
         name="every_kind.proto",
         package="kinds",
@@ -136,11 +143,16 @@ def _every_kind() -> type[Message]:
         add(name, F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=f".kinds.Every.{entry_name}")
     add("c_string", F.TYPE_STRING, oneof_index=0)
     add("c_child", F.TYPE_MESSAGE, oneof_index=0, type_name=".kinds.Every")
+    scalars = file.message_type.add(name="Scalars")
+    scalars.field.extend(f for f in kind.field if f.name[:2] in ("f_", "r_") and not f.type_name)
+    scalars.field.extend(f for f in kind.field if f.name in ("f_colour", "r_colour"))
+    add("r_scalars", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Scalars")
     _POOL.Add(file)
     return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kinds.Every"))
 
 
 Every = _every_kind()
+Scalars = message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kinds.Scalars"))
 
 _VALUES = {
     F.TYPE_INT32: st.integers(-(2**31), 2**31 - 1),
@@ -157,18 +169,32 @@ _VALUES = {
     F.TYPE_DOUBLE: st.floats(),
 }
 
+_COLOURS = st.integers(0, 4)  # 3 and 4: numbers the enum does not name
 
-@st.composite
-def _every(draw: st.DrawFn, depth: int = 0) -> Message:
-    message = Every()
+
+def _set_scalars(draw: st.DrawFn, message: Message) -> None:
     for name, type_ in _SCALARS.items():
         if draw(st.booleans()):
             setattr(message, name, draw(_VALUES[type_]))
         getattr(message, f"r_{name}").extend(draw(st.lists(_VALUES[type_], max_size=3)))
-    colours = st.integers(0, 4)  # 3 and 4: numbers the enum does not name
     if draw(st.booleans()):
-        message.f_colour = draw(colours)
-    message.r_colour.extend(draw(st.lists(colours, max_size=3)))
+        message.f_colour = draw(_COLOURS)
+    message.r_colour.extend(draw(st.lists(_COLOURS, max_size=3)))
+
+
+@st.composite
+def _scalars(draw: st.DrawFn) -> Message:
+    message = Scalars()
+    _set_scalars(draw, message)
+    return message
+
+
+@st.composite
+def _every(draw: st.DrawFn, depth: int = 0) -> Message:
+    message = Every()
+    _set_scalars(draw, message)
+    # Each twice: the second written from the text kept for its encoding.
+    message.r_scalars.extend(draw(st.lists(_scalars(), max_size=2)) * 2)
     if draw(st.booleans()):
         message.o_int32 = draw(st.sampled_from([0, 7]))  # set to its default: still written
     if depth < 2:
@@ -189,7 +215,7 @@ def _every(draw: st.DrawFn, depth: int = 0) -> Message:
     for key in draw(st.lists(st.booleans(), max_size=2)):
         message.m_bool[key] = draw(st.booleans())
     for key in draw(st.lists(st.integers(0, 9), max_size=2)):
-        message.m_colour[key] = draw(colours)
+        message.m_colour[key] = draw(_COLOURS)
     if draw(st.booleans()):
         message.when.seconds = draw(st.integers(0, 2**33))
         message.when.nanos = draw(st.integers(0, 999_999_999))
@@ -232,3 +258,13 @@ def test_well_known_types_keep_their_own_json_forms() -> None:
     assert found["extra"] == {"k": [1.0, "two"]}
     assert found == json_format.MessageToDict(message)
     assert message_json(message.when) == '"2026-12-05T15:00:00.500Z"'
+
+
+def test_the_texts_kept_for_a_type_of_scalars_are_bounded() -> None:
+    for n in range(_KNOWN_COUNT + 10):
+        _same(Scalars(f_int32=n + 1))
+    _same(Scalars(f_string="x" * _KNOWN_SIZE))  # encoded in more than _KNOWN_SIZE bytes
+    known = _plan_of(Scalars()).known
+    assert known is not None
+    assert 0 < len(known) <= _KNOWN_COUNT
+    assert all(len(encoding) <= _KNOWN_SIZE for encoding in known)
