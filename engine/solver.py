@@ -627,12 +627,14 @@ class Solver:
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
-    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
-    its hand, the trick and its classes) and ``_killers`` (the play that last cut off a
-    position, per seat, its hand and the plays on the table) gain at most one entry per position
-    expanded, as the tables do, ``_singles`` and ``_last_tricks`` (last tricks scored without a
-    search) one per position counted, ``_hands_after`` (a hand less a play) one per play
-    searched, and ``_throws`` one per suit of a trick start expanded.
+    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per its
+    hand, the trick and its classes, ordered, with the seat each leaves winning), ``_follows``
+    (those follows per the hand, the lead and the classes only: one entry per ``_answers`` entry at
+    most) and ``_killers`` (the play that last cut off a position, per seat, its hand and the plays
+    on the table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
+    ``_last_tricks`` (last tricks scored without a search) one per position counted,
+    ``_hands_after`` (a hand less a play) one per play searched, and ``_throws`` one per suit of a
+    trick start expanded.
     """
 
     game: Endgame
@@ -643,9 +645,9 @@ class Solver:
     _inner: dict[tuple[tuple[Counts, ...], int, tuple[tuple[int, ...], ...]], _Entry] = field(
         default_factory=dict
     )
-    _follows: dict[tuple[Counts, tuple[Unit, ...]], list[tuple[int, ...]]] = field(
-        default_factory=dict
-    )
+    _follows: dict[
+        tuple[Counts, tuple[Unit, ...], tuple[tuple[int, ...], ...]], list[tuple[int, ...]]
+    ] = field(default_factory=dict)
     _answers: dict[
         tuple[
             Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
@@ -775,13 +777,7 @@ class Solver:
         classes: dict[int, tuple[int, ...]],
     ) -> tuple[list[Play], list[int]]:
         seat = (leader + len(plays)) % 4
-        key = (counts, lead)
-        follows = self._follows.get(key)
-        if follows is None:
-            follows = legal_follows(self.game.table, counts, lead, len(plays[0]))
-            self._follows[key] = follows
-        if classes:
-            follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+        follows = self._class_follows(counts, lead, len(plays[0]), classes)
         wins = self._winning(leader, plays, lead, follows)
         if len(follows) > 1:
             # Follows that take the trick for the seat's side first, with points; then the
@@ -797,6 +793,25 @@ class Solver:
             follows = [cards for _, cards, _ in keyed]
             wins = [won for _, _, won in keyed]
         return [Play(seat, cards) for cards in follows], wins
+
+    def _class_follows(
+        self,
+        counts: Counts,
+        lead: tuple[Unit, ...],
+        size: int,
+        classes: dict[int, tuple[int, ...]],
+    ) -> list[tuple[int, ...]]:
+        """The legal follows from ``counts`` to ``lead`` (``size`` cards), one per class of
+        equivalent plays: they depend on the hand, the lead and the seat's classes, not on the
+        plays on the table, and are kept so in ``_follows``."""
+        key = (counts, lead, tuple(classes.values()))
+        follows = self._follows.get(key)
+        if follows is None:
+            follows = legal_follows(self.game.table, counts, lead, size)
+            if classes:
+                follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
+            self._follows[key] = follows
+        return follows
 
     def _winning(
         self,
