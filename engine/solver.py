@@ -270,14 +270,21 @@ def lead_options(
 ) -> list[Play]:
     """The leads searched: every unit the seat can cut, then each suit's standing throw.
 
-    A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does not
-    count trumping in): ``throws``, when given, keeps each suit's throw per those holdings;
-    ``units``, when given, keeps the units per the seat's hand.
+    ``units``, when given, keeps the units per the seat's hand (``_unit_leads``); ``throws``
+    each suit's throw per the four hands' holdings of it (``_suit_throws``).
     """
-    ctx = table.context
-    counts = hands[seat]
+    cut, suits = _unit_leads(table, hands[seat], seat, units)
+    return [*cut, *_suit_throws(table, hands, seat, suits, throws)]
+
+
+def _unit_leads(
+    table: Table, counts: Counts, seat: int, units: UnitLeads | None
+) -> tuple[list[Play], list[int]]:
+    """Every unit ``seat`` can cut from its hand ``counts``, and the suits it holds: kept in
+    ``units`` when given."""
     kept = None if units is None else units.get((counts, seat))
     if kept is None:
+        ctx = table.context
         cut: list[Play] = []
         held = set()
         for k in range(KINDS):
@@ -288,22 +295,32 @@ def lead_options(
         kept = (cut, sorted(held))
         if units is not None:
             units[(counts, seat)] = kept
-    leads, suits = list(kept[0]), kept[1]
-    if table.ruleset.throw.allowed:
-        throws = {} if throws is None else throws
-        h0, h1, h2, h3 = hands
-        for suit in suits:
-            holding = _holding(ctx.kinds[suit])
-            if sum(holding(counts)) < 2:
-                continue  # a single card: no throw
-            key = (seat, suit, holding(h0), holding(h1), holding(h2), holding(h3))
-            if key not in throws:
-                throw = standing_throw(table, hands, seat, suit)
-                throws[key] = None if throw is None else Play(seat, *throw)
-            play = throws[key]
-            if play is not None:
-                leads.append(play)
-    return leads
+    return kept
+
+
+def _suit_throws(
+    table: Table, hands: Sequence[Counts], seat: int, suits: list[int], throws: Throws | None
+) -> list[Play]:
+    """The standing throw ``seat`` leads in each of ``suits`` that has one, where throws are
+    allowed. A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does
+    not count trumping in): ``throws``, when given, keeps each suit's throw per those holdings."""
+    found: list[Play] = []
+    if not table.ruleset.throw.allowed:
+        return found
+    throws = {} if throws is None else throws
+    h0, h1, h2, h3 = hands
+    for suit in suits:
+        holding = _holding(table.context.kinds[suit])
+        if sum(holding(hands[seat])) < 2:
+            continue  # a single card: no throw
+        key = (seat, suit, holding(h0), holding(h1), holding(h2), holding(h3))
+        if key not in throws:
+            throw = standing_throw(table, hands, seat, suit)
+            throws[key] = None if throw is None else Play(seat, *throw)
+        play = throws[key]
+        if play is not None:
+            found.append(play)
+    return found
 
 
 def equivalent_cards(
@@ -633,8 +650,9 @@ class Solver:
     most) and ``_killers`` (the play that last cut off a position, per seat, its hand and the plays
     on the table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
     ``_last_tricks`` (last tricks scored without a search) one per position counted,
-    ``_hands_after`` (a hand less a play) one per play searched, and ``_throws`` one per suit of a
-    trick start expanded.
+    ``_hands_after`` (a hand less a play) one per play searched, ``_throws`` one per suit of a
+    trick start expanded, and ``_lead_plays`` (a leader's leads per its hand, its classes and
+    the standing throws) one per trick start expanded or listed (``plays``).
     """
 
     game: Endgame
@@ -655,6 +673,9 @@ class Solver:
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
+    _lead_plays: dict[
+        tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]], list[Play]
+    ] = field(default_factory=dict)
     _units: UnitLeads = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
     _winners: dict[tuple[tuple[Unit, ...], tuple[tuple[int, ...], ...]], int] = field(
@@ -734,16 +755,28 @@ class Solver:
     def _leads(
         self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
     ) -> list[Play]:
+        """The leads searched (``lead_options``), one per class of equivalent plays, likely
+        best first. They depend on the leader's hand, its classes and the standing throws only,
+        and the same meet again under other hands of the other seats: kept in ``_lead_plays``.
+        """
         table = self.game.table
-        strength = table.context.strength
-        found: dict[tuple[int, ...], Play] = {}
-        for lead in lead_options(table, hands, seat, self._throws, self._units):
-            key = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
-            if key not in found:
-                units = lead.units if key == tuple(sorted(lead.cards)) else ()
-                found[key] = Play(seat, key, units or lead_units(table.context, key))
-        # Big leads first, then high ones: the likely winners.
-        return sorted(found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top]))
+        cut, suits = _unit_leads(table, hands[seat], seat, self._units)
+        throws = _suit_throws(table, hands, seat, suits, self._throws)
+        key = (hands[seat], seat, tuple(classes.values()), tuple(throws))
+        leads = self._lead_plays.get(key)
+        if leads is None:
+            found: dict[tuple[int, ...], Play] = {}
+            for lead in (*cut, *throws):
+                cards = _canonical(lead.cards, classes) if classes else tuple(sorted(lead.cards))
+                if cards not in found:
+                    units = lead.units if cards == tuple(sorted(lead.cards)) else ()
+                    found[cards] = Play(seat, cards, units or lead_units(table.context, cards))
+            # Big leads first, then high ones: the likely winners.
+            strength = table.context.strength
+            leads = self._lead_plays[key] = sorted(
+                found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top])
+            )
+        return leads
 
     def _follow_plays(
         self,
