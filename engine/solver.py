@@ -43,7 +43,7 @@ from typing import Final
 from chaodipi.engine.cards import KINDS, POINTS, Hand
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.lead import check_throw, lead_units
-from chaodipi.engine.order import TRUMP
+from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
 from chaodipi.engine.table import Table
 from chaodipi.engine.trick import trick_winner
@@ -367,6 +367,11 @@ def _cards_held(counts: Counts) -> tuple[int, ...]:
     return tuple(cards)
 
 
+SuitClasses = dict[tuple[int, Holding, Holding, bool, bool], list[tuple[int, ...]]]
+"""A seat's classes in one suit (``_suit_classes``) by the suit, the cards of it in play and the
+seat's, and ``_classes``' ``sole`` and ``points``."""
+
+
 def _classes(
     table: Table,
     total: Sequence[int],
@@ -374,6 +379,7 @@ def _classes(
     own: Counts,
     sole: bool = False,
     points: bool = True,
+    kept: SuitClasses | None = None,
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
     once (``once``) and the seat's own cards.
@@ -383,59 +389,82 @@ def _classes(
     suit again, so its cards meet only cards of other suits (which rank them by suit alone)
     and the seat's own (never in one trick with another of the seat's plays). Without
     ``points``, classes are not split by points: their cards differ in points only
-    (``Solver._shed``).
+    (``Solver._shed``). A suit's classes depend on its cards in play and the seat's only:
+    ``kept``, when given, keeps them per those.
     """
     ctx = table.context
     alone = [k for k in once if own[k]]
     classes: dict[int, tuple[int, ...]] = {}
     if len(alone) < 2:
         return classes
+    kept = {} if kept is None else kept
     # A class holds two of the seat's cards alone in play, of one suit.
     suits = [ctx.suit[k] for k in alone]
     for suit in sorted(set(suits)):
         if suits.count(suit) < 2:
             continue
         holding = _holding(ctx.kinds[suit])
-        if sole and holding(total) == holding(own):
-            by_points: dict[int, list[int]] = {}
-            for k in ctx.kinds[suit]:
-                if own[k] == 1:
-                    by_points.setdefault(POINTS[k] if points else 0, []).append(k)
-            for members in by_points.values():
-                _close(members, classes)
-            continue
-        run: list[int] = []
-        for step in ctx.steps[suit]:
-            if len(step) == 1:  # most steps: one kind, no list to build when out of play
-                k = step[0]
-                if not total[k]:
-                    continue
-                whole = total[k] == 1 and own[k] == 1
-                members = [k] if whole else []
-            else:
-                in_play = [k for k in step if total[k]]
-                if not in_play:
-                    continue
-                members = [k for k in in_play if own[k] == 1 and total[k] == 1]
-                whole = len(members) == len(in_play) and (not points or _one_points(members))
-            if whole and (not points or not run or POINTS[run[0]] == POINTS[members[0]]):
-                run.extend(members)
-                continue
-            _close(run, classes)
-            run = members if whole else []
-        _close(run, classes)
+        key = (suit, holding(total), holding(own), sole, points)
+        runs = kept.get(key)
+        if runs is None:
+            runs = kept[key] = _suit_classes(
+                ctx, suit, total, own, sole and key[1] == key[2], points
+            )
+        for members in runs:
+            for k in members:
+                classes[k] = members
     return classes
+
+
+def _suit_classes(
+    ctx: TrumpContext,
+    suit: int,
+    total: Sequence[int],
+    own: Counts,
+    sole: bool,
+    points: bool,
+) -> list[tuple[int, ...]]:
+    """``_classes`` in one suit, each class a run of kinds, low first; ``sole``: the suit's
+    cards in play are all the seat's."""
+    runs: list[tuple[int, ...]] = []
+    if sole:
+        by_points: dict[int, list[int]] = {}
+        for k in ctx.kinds[suit]:
+            if own[k] == 1:
+                by_points.setdefault(POINTS[k] if points else 0, []).append(k)
+        for members in by_points.values():
+            _close(members, runs)
+        return runs
+    run: list[int] = []
+    for step in ctx.steps[suit]:
+        if len(step) == 1:  # most steps: one kind, no list to build when out of play
+            k = step[0]
+            if not total[k]:
+                continue
+            whole = total[k] == 1 and own[k] == 1
+            members = [k] if whole else []
+        else:
+            in_play = [k for k in step if total[k]]
+            if not in_play:
+                continue
+            members = [k for k in in_play if own[k] == 1 and total[k] == 1]
+            whole = len(members) == len(in_play) and (not points or _one_points(members))
+        if whole and (not points or not run or POINTS[run[0]] == POINTS[members[0]]):
+            run.extend(members)
+            continue
+        _close(run, runs)
+        run = members if whole else []
+    _close(run, runs)
+    return runs
 
 
 def _one_points(kinds: Sequence[int]) -> bool:
     return all(POINTS[k] == POINTS[kinds[0]] for k in kinds)
 
 
-def _close(run: list[int], classes: dict[int, tuple[int, ...]]) -> None:
+def _close(run: list[int], runs: list[tuple[int, ...]]) -> None:
     if len(run) >= 2:
-        members = tuple(run)
-        for k in run:
-            classes[k] = members
+        runs.append(tuple(run))
 
 
 def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
@@ -564,15 +593,19 @@ def _trick_classes(
     leader: int,
     sole: bool,
     made: dict[int, tuple[int, ...]] | None = None,
+    kept: SuitClasses | None = None,
 ) -> Classes:
     """A trick's ``Classes`` from the cards in play (``_in_play``), the hands and its leader;
-    ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if already made."""
+    ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if already made;
+    ``kept``, each suit's classes (``_classes``)."""
     return (
         *(
-            made if s == leader and made is not None else _classes(table, total, once, hand, sole)
+            made
+            if s == leader and made is not None
+            else _classes(table, total, once, hand, sole, kept=kept)
             for s, hand in enumerate(hands)
         ),
-        _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False),
+        _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False, kept=kept),
     )
 
 
@@ -651,8 +684,10 @@ class Solver:
     on the table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
     ``_last_tricks`` (last tricks scored without a search) one per position counted,
     ``_hands_after`` (a hand less a play) one per play searched, ``_throws`` one per suit of a
-    trick start expanded, and ``_lead_plays`` (a leader's leads per its hand, its classes and
-    the standing throws) one per trick start expanded or listed (``plays``).
+    trick start expanded, ``_lead_plays`` (a leader's leads per its hand, its classes and the
+    standing throws) one per trick start expanded or listed (``plays``), and ``_classes_by_suit``
+    (a seat's classes in a suit per the suit's cards in play and the seat's) at most five per
+    suit of a trick start expanded or searched from.
     """
 
     game: Endgame
@@ -673,6 +708,7 @@ class Solver:
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
+    _classes_by_suit: SuitClasses = field(default_factory=dict)
     _lead_plays: dict[
         tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]], list[Play]
     ] = field(default_factory=dict)
@@ -996,7 +1032,9 @@ class Solver:
             return lambda a, b: self._start(hands, leader, held, a, b)
         plays, lead = position.plays, position.lead
         total, once = _in_play(hands, plays)
-        classes = _trick_classes(self.game.table, total, once, hands, leader, sole=False)
+        classes = _trick_classes(
+            self.game.table, total, once, hands, leader, False, kept=self._classes_by_suit
+        )
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
 
@@ -1041,7 +1079,9 @@ class Solver:
             return most
         if entry is None:
             total, once = _in_play(hands, ())
-            leads = _classes(self.game.table, total, once, hands[leader], sole=True)
+            leads = _classes(
+                self.game.table, total, once, hands[leader], True, kept=self._classes_by_suit
+            )
             entry = _Entry(self._leads(hands, leader, leads), None, (), [])
             entry.pending = (total, once, leads)
             entry.most = most
@@ -1204,7 +1244,14 @@ class Solver:
                     assert entry.pending is not None
                     total, once, made = entry.pending
                     classes = entry.classes = _trick_classes(
-                        self.game.table, total, once, hands, leader, True, made
+                        self.game.table,
+                        total,
+                        once,
+                        hands,
+                        leader,
+                        True,
+                        made,
+                        self._classes_by_suit,
                     )
                     entry.pending = None
                 answered = play.units if n == 0 else lead
