@@ -677,17 +677,18 @@ class Solver:
     likely-best first (big and high leads; a follow that wins the trick for its side, with
     points, before one that loses it, without). Worst case: the game tree, the product over
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
-    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per its
-    hand, the trick and its classes, ordered, with the seat each leaves winning), ``_follows``
-    (those follows per the hand, the lead and the classes only: one entry per ``_answers`` entry at
-    most) and ``_killers`` (the play that last cut off a position, per seat, its hand and the plays
-    on the table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
-    ``_last_tricks`` (last tricks scored without a search) one per position counted,
-    ``_hands_after`` (a hand less a play) one per play searched, ``_throws`` one per suit of a
-    trick start expanded, ``_lead_plays`` (a leader's leads per its hand, its classes and the
-    standing throws) one per trick start expanded or listed (``plays``), and ``_classes_by_suit``
-    (a seat's classes in a suit per the suit's cards in play and the seat's) at most five per
-    suit of a trick start expanded or searched from.
+    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
+    its hand, the trick and its classes, ordered, with the seat each leaves winning),
+    ``_follows`` (those follows, as plays with what orders them, per the seat, its hand, the
+    lead and its classes only: one entry per ``_answers`` entry at most) and ``_killers`` (the
+    play that last cut off a position, per seat, its hand and the plays on the table) gain at
+    most one entry per position expanded, as the tables do, ``_singles`` and ``_last_tricks``
+    (last tricks scored without a search) one per position counted, ``_hands_after`` (a hand
+    less a play) one per play searched, ``_throws`` one per suit of a trick start expanded,
+    ``_lead_plays`` (a leader's leads per its hand, its classes and the standing throws) one per
+    trick start expanded or listed (``plays``), and ``_classes_by_suit`` (a seat's classes in a
+    suit per the suit's cards in play and the seat's) at most five per suit of a trick start
+    expanded or searched from.
     """
 
     game: Endgame
@@ -699,7 +700,8 @@ class Solver:
         default_factory=dict
     )
     _follows: dict[
-        tuple[Counts, tuple[Unit, ...], tuple[tuple[int, ...], ...]], list[tuple[int, ...]]
+        tuple[Counts, int, tuple[Unit, ...], tuple[tuple[int, ...], ...]],
+        list[tuple[Play, int, int]],
     ] = field(default_factory=dict)
     _answers: dict[
         tuple[
@@ -846,40 +848,46 @@ class Solver:
         classes: dict[int, tuple[int, ...]],
     ) -> tuple[list[Play], list[int]]:
         seat = (leader + len(plays)) % 4
-        follows = self._class_follows(counts, lead, len(plays[0]), classes)
-        wins = self._winning(leader, plays, lead, follows)
-        if len(follows) > 1:
-            # Follows that take the trick for the seat's side first, with points; then the
-            # rest, with the fewest points; lower cards first in either.
-            strength = self.game.table.context.strength
-            keyed = []
-            for cards, won in zip(follows, wins, strict=True):
-                points = sum([POINTS[k] for k in cards])
-                high = sum([strength[k] for k in cards])
-                ours = won % 2 == seat % 2
-                keyed.append(((0, -points, high) if ours else (1, points, high), cards, won))
-            keyed.sort()
-            follows = [cards for _, cards, _ in keyed]
-            wins = [won for _, _, won in keyed]
-        return [Play(seat, cards) for cards in follows], wins
+        follows = self._class_follows(counts, seat, lead, len(plays[0]), classes)
+        wins = self._winning(leader, plays, lead, [play.cards for play, _, _ in follows])
+        if len(follows) == 1:
+            return [follows[0][0]], wins
+        # Follows that take the trick for the seat's side first, with points; then the rest,
+        # with the fewest points; lower cards first in either (no two have the same cards).
+        keyed = []
+        for (play, points, high), won in zip(follows, wins, strict=True):
+            ours = won % 2 == seat % 2
+            keyed.append(((0, -points, high) if ours else (1, points, high), play.cards, won, play))
+        keyed.sort()
+        return [play for _, _, _, play in keyed], [won for _, _, won, _ in keyed]
 
     def _class_follows(
         self,
         counts: Counts,
+        seat: int,
         lead: tuple[Unit, ...],
         size: int,
         classes: dict[int, tuple[int, ...]],
-    ) -> list[tuple[int, ...]]:
-        """The legal follows from ``counts`` to ``lead`` (``size`` cards), one per class of
-        equivalent plays: they depend on the hand, the lead and the seat's classes, not on the
+    ) -> list[tuple[Play, int, int]]:
+        """The legal follows of ``seat`` from ``counts`` to ``lead`` (``size`` cards), one per
+        class of equivalent plays, each with its points and its cards' strengths summed (what
+        orders them): they depend on the hand, the lead and the seat's classes, not on the
         plays on the table, and are kept so in ``_follows``."""
-        key = (counts, lead, tuple(classes.values()))
+        key = (counts, seat, lead, tuple(classes.values()))
         follows = self._follows.get(key)
         if follows is None:
-            follows = legal_follows(self.game.table, counts, lead, size)
+            found = legal_follows(self.game.table, counts, lead, size)
             if classes:
-                follows = list(dict.fromkeys(_canonical(cards, classes) for cards in follows))
-            self._follows[key] = follows
+                found = list(dict.fromkeys(_canonical(cards, classes) for cards in found))
+            strength = self.game.table.context.strength
+            follows = self._follows[key] = [
+                (
+                    Play(seat, cards),
+                    sum([POINTS[k] for k in cards]),
+                    sum([strength[k] for k in cards]),
+                )
+                for cards in found
+            ]
         return follows
 
     def _winning(
