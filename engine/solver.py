@@ -680,15 +680,16 @@ class Solver:
     the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
     its hand, the trick and its classes, ordered, with the seat each leaves winning),
     ``_follows`` (those follows, as plays with what orders them, per the seat, its hand, the
-    lead and its classes only: one entry per ``_answers`` entry at most) and ``_killers`` (the
-    play that last cut off a position, per seat, its hand and the plays on the table) gain at
-    most one entry per position expanded, as the tables do, ``_singles`` and ``_last_tricks``
-    (last tricks scored without a search) one per position counted, ``_hands_after`` (a hand
-    less a play) one per play searched, ``_throws`` one per suit of a trick start expanded,
-    ``_lead_plays`` (a leader's leads per its hand, its classes and the standing throws) one per
-    trick start expanded or listed (``plays``), and ``_classes_by_suit`` (a seat's classes in a
-    suit per the suit's cards in play and the seat's) at most five per suit of a trick start
-    expanded or searched from.
+    lead and its classes only: one entry per ``_answers`` entry at most), ``_sheds`` (the last
+    play's options left by ``_shed``, per all it reads) and ``_killers`` (the play that last cut
+    off a position, per seat, its hand and the plays on the table) gain at most one entry per
+    position expanded, as the tables do, ``_singles`` and ``_last_tricks`` (last tricks scored
+    without a search) one per position counted, ``_hands_after`` (a hand less a play) one per
+    play searched, ``_throws`` one per suit of a trick start expanded, ``_lead_plays`` (a
+    leader's leads per its hand, its classes and the standing throws) one per trick start
+    expanded or listed (``plays``), and ``_classes_by_suit`` (a seat's classes in a suit per the
+    suit's cards in play and the seat's) at most five per suit of a trick start expanded or
+    searched from.
     """
 
     game: Endgame
@@ -710,6 +711,10 @@ class Solver:
         tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
+    _sheds: dict[
+        tuple[int, tuple[tuple[int, ...], ...], tuple[int, ...], tuple[tuple[int, ...], ...]],
+        tuple[list[Play], list[int]],
+    ] = field(default_factory=dict)
     _classes_by_suit: SuitClasses = field(default_factory=dict)
     _lead_plays: dict[
         tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]], list[Play]
@@ -1162,9 +1167,27 @@ class Solver:
         points is the best for the defenders when they take the trick and the worst when they
         do not, and the one that sheds the fewest the reverse: the seat's side keeps that one
         alone (of two that shed as many, either: they are the same game).
+
+        The options left depend on the seat, the options' cards, the seats they leave winning
+        and the groups only, which meet again under other plays on the table: kept in
+        ``_sheds`` per those.
         """
         if not groups:
             return options, wins
+        key = (seat, tuple([play.cards for play in options]), tuple(wins), tuple(groups.values()))
+        kept = self._sheds.get(key)
+        if kept is None:
+            kept = self._sheds[key] = self._undominated(seat, options, wins, groups)
+        return kept
+
+    def _undominated(
+        self,
+        seat: int,
+        options: list[Play],
+        wins: list[int],
+        groups: dict[int, tuple[int, ...]],
+    ) -> tuple[list[Play], list[int]]:
+        """``_shed`` made: one pass over the options' cards."""
         maximise = self._defenders[seat]
         kept: dict[tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]], tuple[int, int]] = {}
         for i, (play, won) in enumerate(zip(options, wins, strict=True)):
