@@ -609,6 +609,19 @@ def _trick_classes(
     )
 
 
+def _reach(ctx: TrumpContext, lead: Sequence[Unit], cards: tuple[int, ...]) -> int:
+    """How a follow to ``lead`` may take the trick (R-WIN): to a set led (single, pair,
+    triple), copies of one card of the led suit or trump, by that card's strength; to a larger
+    lead, cards all of the led suit or all trump, as 0 (``trick_winner`` decides); else -1.
+    """
+    first = ctx.suit[cards[0]]
+    if first != ctx.suit[lead[0].top] and first != TRUMP:
+        return -1
+    if len(lead) > 1 or lead[0].length > 1:
+        return 0 if all(ctx.suit[k] == first for k in cards) else -1
+    return ctx.strength[cards[0]] if cards.count(cards[0]) == len(cards) else -1
+
+
 LOW, HIGH = -(1 << 30), 1 << 30
 
 
@@ -679,17 +692,17 @@ class Solver:
     plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
     the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
     its hand, the trick and its classes, ordered, with the seat each leaves winning),
-    ``_follows`` (those follows, as plays with what orders them, per the seat, its hand, the
-    lead and its classes only: one entry per ``_answers`` entry at most), ``_sheds`` (the last
-    play's options left by ``_shed``, per all it reads) and ``_killers`` (the play that last cut
-    off a position, per seat, its hand and the plays on the table) gain at most one entry per
-    position expanded, as the tables do, ``_singles`` and ``_last_tricks`` (last tricks scored
-    without a search) one per position counted, ``_hands_after`` (a hand less a play) one per
-    play searched, ``_throws`` one per suit of a trick start expanded, ``_lead_plays`` (a
-    leader's leads per its hand, its classes and the standing throws) one per trick start
-    expanded or listed (``plays``), and ``_classes_by_suit`` (a seat's classes in a suit per the
-    suit's cards in play and the seat's) at most five per suit of a trick start expanded or
-    searched from.
+    ``_follows`` (those follows, as plays with what orders them and how each may take the trick,
+    per the seat, its hand, the lead and its classes only: one entry per ``_answers`` entry at
+    most), ``_sheds`` (the last play's options left by ``_shed``, per all it reads) and
+    ``_killers`` (the play that last cut off a position, per seat, its hand and the plays on the
+    table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
+    ``_last_tricks`` (last tricks scored without a search) one per position counted,
+    ``_hands_after`` (a hand less a play) one per play searched, ``_throws`` one per suit of a
+    trick start expanded, ``_lead_plays`` (a leader's leads per its hand, its classes and the
+    standing throws) one per trick start expanded or listed (``plays``), and
+    ``_classes_by_suit`` (a seat's classes in a suit per the suit's cards in play and the
+    seat's) at most five per suit of a trick start expanded or searched from.
     """
 
     game: Endgame
@@ -702,7 +715,7 @@ class Solver:
     )
     _follows: dict[
         tuple[Counts, int, tuple[Unit, ...], tuple[tuple[int, ...], ...]],
-        list[tuple[Play, int, int]],
+        list[tuple[Play, int, int, int]],
     ] = field(default_factory=dict)
     _answers: dict[
         tuple[
@@ -854,13 +867,13 @@ class Solver:
     ) -> tuple[list[Play], list[int]]:
         seat = (leader + len(plays)) % 4
         follows = self._class_follows(counts, seat, lead, len(plays[0]), classes)
-        wins = self._winning(leader, plays, lead, [play.cards for play, _, _ in follows])
+        wins = self._winning(leader, plays, lead, [(p.cards, reach) for p, _, _, reach in follows])
         if len(follows) == 1:
             return [follows[0][0]], wins
         # Follows that take the trick for the seat's side first, with points; then the rest,
         # with the fewest points; lower cards first in either (no two have the same cards).
         keyed = []
-        for (play, points, high), won in zip(follows, wins, strict=True):
+        for (play, points, high, _), won in zip(follows, wins, strict=True):
             ours = won % 2 == seat % 2
             keyed.append(((0, -points, high) if ours else (1, points, high), play.cards, won, play))
         keyed.sort()
@@ -873,23 +886,25 @@ class Solver:
         lead: tuple[Unit, ...],
         size: int,
         classes: dict[int, tuple[int, ...]],
-    ) -> list[tuple[Play, int, int]]:
+    ) -> list[tuple[Play, int, int, int]]:
         """The legal follows of ``seat`` from ``counts`` to ``lead`` (``size`` cards), one per
         class of equivalent plays, each with its points and its cards' strengths summed (what
-        orders them): they depend on the hand, the lead and the seat's classes, not on the
-        plays on the table, and are kept so in ``_follows``."""
+        orders them) and how it may take the trick (``_reach``): they depend on the hand, the
+        lead and the seat's classes, not on the plays on the table, and are kept so in
+        ``_follows``."""
         key = (counts, seat, lead, tuple(classes.values()))
         follows = self._follows.get(key)
         if follows is None:
             found = legal_follows(self.game.table, counts, lead, size)
             if classes:
                 found = list(dict.fromkeys(_canonical(cards, classes) for cards in found))
-            strength = self.game.table.context.strength
+            ctx = self.game.table.context
             follows = self._follows[key] = [
                 (
                     Play(seat, cards),
                     sum([POINTS[k] for k in cards]),
-                    sum([strength[k] for k in cards]),
+                    sum([ctx.strength[k] for k in cards]),
+                    _reach(ctx, lead, cards),
                 )
                 for cards in found
             ]
@@ -900,40 +915,28 @@ class Solver:
         leader: int,
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
-        follows: list[tuple[int, ...]],
+        follows: list[tuple[tuple[int, ...], int]],
     ) -> list[int]:
-        """The seat that wins the trick (R-WIN) once each of ``follows`` is added to ``plays``."""
+        """The seat that wins the trick (R-WIN) once each of ``follows`` (its cards and how it
+        may take the trick: ``_reach``) is added to ``plays``."""
         ctx = self.game.table.context
-        led, suit, strength = ctx.suit[lead[0].top], ctx.suit, ctx.strength
         if len(lead) > 1 or lead[0].length > 1:
             # Only a follow all of the led suit or all trump can take the trick (R-WIN): any
             # other leaves it with the best before, found once.
             before = (leader + self._winner(lead, plays[1:])) % 4
-            winners = []
-            for cards in follows:
-                first = suit[cards[0]]
-                if first not in (led, TRUMP) or any(suit[k] != first for k in cards):
-                    winners.append(before)
-                else:
-                    winners.append((leader + self._winner(lead, (*plays[1:], cards))) % 4)
-            return winners
+            return [
+                before if reach < 0 else (leader + self._winner(lead, (*plays[1:], cards))) % 4
+                for cards, reach in follows
+            ]
         # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
         # of the led suit or trump and stronger than the best before, take the trick.
-
-        def stronger(cards: tuple[int, ...], best: int) -> bool:
-            first = cards[0]
-            return (
-                suit[first] in (led, TRUMP)
-                and strength[first] > best
-                and cards.count(first) == len(cards)
-            )
-
-        offset, best = 0, strength[lead[0].top]
+        offset, best = 0, ctx.strength[lead[0].top]
         for i, cards in enumerate(plays[1:], 1):
-            if stronger(cards, best):
-                offset, best = i, strength[cards[0]]
+            reach = _reach(ctx, lead, cards)
+            if reach > best:
+                offset, best = i, reach
         now, before = (leader + len(plays)) % 4, (leader + offset) % 4
-        return [now if stronger(cards, best) else before for cards in follows]
+        return [now if reach > best else before for _, reach in follows]
 
     def _winner(self, lead: tuple[Unit, ...], follows: tuple[tuple[int, ...], ...]) -> int:
         """``trick_winner``, remembered: the same cards meet again in other positions."""
@@ -1385,7 +1388,8 @@ class Solver:
         plays = tuple((hands[(leader + i) % 4].index(1),) for i in range(4))
         lead = (set_unit(1, plays[0][0]),)
         # A single led: decided as a set led is, without ``trick_winner``.
-        won = self._winning(leader, plays[:3], lead, [plays[3]])[0]
+        last = (plays[3], _reach(self.game.table.context, lead, plays[3]))
+        won = self._winning(leader, plays[:3], lead, [last])[0]
         if not self._defenders[won]:
             return 0
         return self._taken(plays, lead, won, True)
