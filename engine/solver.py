@@ -795,7 +795,8 @@ class Solver:
         return max(kitty_multiplier(rules, lead) for lead in leads)
 
     def plays(self, position: Position) -> list[Play]:
-        """The plays searched for the seat to play, one per class of equivalent plays."""
+        """The plays searched for the seat to play, one per class of equivalent plays: a list
+        the solver keeps for the next position that asks (read it, never change it)."""
         classes = equivalent_cards(self.game.table, position.hands, position.seat, position.plays)
         return self._plays(position, classes)
 
