@@ -97,7 +97,7 @@ _encode: Final = json.JSONEncoder(ensure_ascii=False, check_circular=False).enco
 def message_dict(message: Message) -> dict[str, Any]:
     """``json_format.MessageToDict(message)`` for a message whose JSON form is an object (any
     but a well-known type's), at a fraction of its cost."""
-    found = _message_json(message)
+    found = _message_value(message)
     assert isinstance(found, dict)
     return found
 
@@ -131,7 +131,7 @@ def _object_text(plan: _Plan, message: Message) -> str:
     return "{" + ", ".join(members) + "}"
 
 
-def _message_json(message: Message) -> Any:
+def _message_value(message: Message) -> Any:
     plan = _plan_of(message)
     if plan is _THEIRS:
         return _their_json(message)
@@ -191,7 +191,7 @@ def _field_value(fd: FieldDescriptor) -> _Convert | None:
         return one
     if one is _same:
         return list
-    if one is _message_json:
+    if one is _message_value:
         return _messages
     return _each(one)
 
@@ -206,7 +206,7 @@ def _field_text(fd: FieldDescriptor) -> _Write:
 
 
 def _messages(values: Any) -> list[Any]:
-    return [_message_json(v) for v in values]
+    return [_message_value(v) for v in values]
 
 
 def _map(value: _Convert) -> _Convert:
@@ -249,7 +249,7 @@ def _scalar(fd: FieldDescriptor) -> _Convert | None:
     options."""
     cpp = fd.cpp_type
     if cpp == FieldDescriptor.CPPTYPE_MESSAGE:
-        return _message_json
+        return _message_value
     if cpp == FieldDescriptor.CPPTYPE_ENUM:
         return _enum(cast(EnumDescriptor, fd.enum_type))  # an enum field's: never None
     if cpp == FieldDescriptor.CPPTYPE_STRING:

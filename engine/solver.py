@@ -1179,19 +1179,9 @@ class Solver:
         if not groups:
             return options, wins
         key = (seat, tuple([play.cards for play in options]), tuple(wins), tuple(groups.values()))
-        kept = self._sheds.get(key)
-        if kept is None:
-            kept = self._sheds[key] = self._undominated(seat, options, wins, groups)
-        return kept
-
-    def _undominated(
-        self,
-        seat: int,
-        options: list[Play],
-        wins: list[int],
-        groups: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int]]:
-        """``_shed`` made: one pass over the options' cards."""
+        found = self._sheds.get(key)
+        if found is not None:
+            return found
         maximise = self._defenders[seat]
         kept: dict[tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]], tuple[int, int]] = {}
         for i, (play, won) in enumerate(zip(options, wins, strict=True)):
@@ -1214,9 +1204,12 @@ class Solver:
             if group not in kept or rank < kept[group][0]:
                 kept[group] = (rank, i)
         if len(kept) == len(options):
-            return options, wins
-        chosen = sorted(i for _, i in kept.values())
-        return [options[i] for i in chosen], [wins[i] for i in chosen]
+            found = options, wins
+        else:
+            chosen = sorted(i for _, i in kept.values())
+            found = [options[i] for i in chosen], [wins[i] for i in chosen]
+        self._sheds[key] = found
+        return found
 
     def _expand(
         self,
