@@ -279,7 +279,9 @@ class _Log:
         shown = _tokens(
             jp.field(event, "poker", f"{at}.event", "the cards played"), f"{at}.event.poker"
         )
-        if shown != list(play.cards):
+        # A throw that stands is put down regrouped, unit by unit (checkThrow's split): only
+        # other cards mean the judger cut it down.
+        if sorted(shown) != sorted(play.cards):
             self.played -= len(play.cards) - len(shown)
             play.attempted.extend(play.cards)
             del play.cards[:]

@@ -228,6 +228,22 @@ def test_botzone_cut_after_a_lead_of_several_cards_stops_before_it() -> None:
     assert "THROW_NOT_ENFORCED" not in _codes(audit_game(game))
 
 
+# --- logs the judger wrote, checked against the botzone variant ---------------------------------
+
+
+def _fixture(name: str) -> records_pb2.GameRecord:
+    return _import(json.loads((FIXTURES / name).read_text()))
+
+
+def test_r_throw_check_botzone_stood_throw_put_down_regrouped_stands() -> None:
+    # Seat 0 throws ♣A ♣K ♣A (log[203]); it stands, and the judger puts it down unit by unit,
+    # ♣A ♣A ♣K (log[204]): the same cards, so no forced unit and no attempt.
+    game = _fixture("throw-stood-regrouped.json")
+    (lead,) = game.tricks[0].plays
+    assert (list(lead.cards), list(lead.attempted)) == (["CA", "CK", "CA"], [])
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
 # --- players (B.4) ------------------------------------------------------------------------------
 
 
