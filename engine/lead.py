@@ -415,7 +415,8 @@ def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) 
 
     Each unit keyed once (in C, by ``map``), the lowest found by ``min``; a lone unit (a failed
     throw with one beaten unit) is not keyed at all. Tied units have one width, so their kinds
-    order them; a unit given twice is tied once.
+    order them (units of several widths, tied by their tops alone, hold distinct kinds); a unit
+    given twice is tied once.
     """
     if len(units) == 1:
         return [units[0]]
@@ -430,7 +431,8 @@ def _tied_lowest(units: Sequence[Unit], key: Callable[[Unit], tuple[int, ...]]) 
 def _forced_tie(
     ctx: TrumpContext, rule: ThrowRule, units: Sequence[Unit], beaten: Sequence[Unit]
 ) -> list[Unit]:
-    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order.
+    """The units the forced-unit rule cannot tell apart: same shape, cards of equal order
+    (``LOWEST_BEATEN_CARD``: tops of equal order, whatever the shapes).
 
     Bound: one pass and one sort of the u units, O(u log u).
     """
@@ -441,15 +443,16 @@ def _forced_tie(
         return _tied_lowest(
             beaten, lambda u: (u.width * len(u.kinds), strength[u.kinds[-1]], u.width)
         )
-    # LOWEST_TOP looks at the whole throw, beaten or not; on equal tops the larger unit comes
-    # first, as the 80-fen program lists tractors and pairs before singles.
-    lowest = _tied_lowest(
-        units if rule.forced_unit is _LOWEST_TOP else beaten,
-        lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width),
-    )
     if rule.forced_unit is _LOWEST_TOP:
-        return lowest
-    # LOWEST_BEATEN_CARD: one card, the lowest of the lowest beaten unit.
+        # The whole throw, beaten or not; on equal tops the larger unit comes first, as the
+        # 80-fen program lists tractors and pairs before singles.
+        return _tied_lowest(
+            units, lambda u: (strength[u.kinds[-1]], -u.width * len(u.kinds), -u.width)
+        )
+    # LOWEST_BEATEN_CARD: one card, the lowest of the beaten unit with the lowest top. Only
+    # the top decides (checkThrow compares the units' last cards), so equal tops tie whatever
+    # their shapes: a single ♠3 and a pair ♣3 ♣3 at no-trump.
+    lowest = _tied_lowest(beaten, lambda u: (strength[u.kinds[-1]],))
     return sorted({set_unit(1, unit.kinds[0]) for unit in lowest}, key=lambda u: u.kinds)
 
 

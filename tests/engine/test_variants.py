@@ -173,6 +173,17 @@ def test_variant_throw_force_lowest_beaten_card_of_a_tractor_is_its_lowest() -> 
     assert verdict.forced == Unit(1, tuple(parse_cards("S5")))
 
 
+def test_variant_throw_force_lowest_beaten_card_ties_tops_of_any_shape() -> None:
+    # Trumps ♥ at 2: ♣2♣2 (beaten by LJ LJ) and ♠2 (beaten by BJ) have tops of equal order;
+    # one card of either may be forced, as the Botzone judger looks at the tops alone.
+    table = hands("C2 C2 S2", "LJ LJ BJ", "S5", "S6")
+    ruleset = throw_variant(forced_unit=ForcedUnit.LOWEST_BEATEN_CARD)
+    ctx = trump_context(ruleset, TWO, HEARTS)
+    verdict = check_throw(ctx, ruleset.throw, 0, parse_cards("C2 C2 S2"), table)
+    assert [u.label() for u in verdict.forced_options] == ["♠2", "♣2"]
+    assert verdict.accepts_forced(parse_cards("S2")) and verdict.accepts_forced(parse_cards("C2"))
+
+
 def test_variant_penalty_beatable_units_counts_each_beaten_unit_once() -> None:
     # ♠9♠9 is beaten by two seats, ♠K by one, ♠A by none: 10 x (2 + 1).
     table = hands("S9 S9 SK SA", "SQ SQ", "SA", "ST ST")

@@ -244,6 +244,17 @@ def test_r_throw_check_botzone_stood_throw_put_down_regrouped_stands() -> None:
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
+def test_r_throw_force_tie_botzone_equal_tops_of_any_shape_tie() -> None:
+    # Trump ♥ at 3: seat 0 throws ♠3 ♣3 ♣3; seat 1's LJ LJ beats the pair and the single. The
+    # tops are other-suit level cards of equal order: checkThrow forces ♠3 (the lower
+    # Major.index), our rule accepts a card of either, and the fine is 10 x 3.
+    game = _fixture("throw-forced-tie-across-shapes.json")
+    (lead,) = game.tricks[0].plays
+    assert (list(lead.cards), list(lead.attempted)) == (["S3"], ["S3", "C3", "C3"])
+    assert game.tricks[0].claim.penalty == 30
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
 # --- players (B.4) ------------------------------------------------------------------------------
 
 
