@@ -277,8 +277,13 @@ BOTZONE = dataclasses.replace(
     CLASSIC,
     id="botzone",
     name="Botzone 双升 (Tractor-RL judger)",
-    # Level cards never link; jokers link only as LJ LJ BJ BJ.
-    order=dataclasses.replace(CLASSIC.order, tractor_links=(("BJ", "LJ"),)),
+    # Level cards never link; jokers link only as LJ LJ BJ BJ. checkWinner compares a throw's
+    # answers by their largest unit's top alone.
+    order=dataclasses.replace(
+        CLASSIC.order,
+        tractor_links=(("BJ", "LJ"),),
+        throw_compare=ThrowCompare.LARGEST_UNIT_TOP,
+    ),
     # checkThrow: 10 per card of every beatable unit; the lead shrinks to one card, the first
     # (lowest) of the beatable unit with the lowest last card.
     throw=ThrowRule(

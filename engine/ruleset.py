@@ -59,6 +59,9 @@ class ThrowCompare(StrEnum):
     """How plays that answer a throw are compared for the trick (R-WIN)."""
 
     LARGEST_UNIT = "largest_unit"  # cut into the throw's units; largest unit first, then next
+    # Cut as LARGEST_UNIT, but the top of the largest unit alone decides: equal tops go to the
+    # earlier play, whatever the smaller units hold (the Botzone judger's checkWinner).
+    LARGEST_UNIT_TOP = "largest_unit_top"
     HIGHEST_CARD = "highest_card"  # own canonical units match the throw's; highest card decides
 
 

@@ -5,7 +5,8 @@ units) and all in the led suit or all trump: two trump singles do not beat a pai
 (若是两张主牌单张是无法杀掉对子的). Plays are compared largest unit first (a
 tractor by its top), the first difference decides, and a later play must be
 strictly higher: among equal cards the first played wins. Under
-``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
+``ThrowCompare.LARGEST_UNIT_TOP`` (the Botzone judger) only the largest unit's top is
+compared. Under ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
 split canonically into the throw's units, and its single highest card decides. A play of
 another size than the lead, or holding more copies of a card than the decks have, cannot win.
 
@@ -302,7 +303,12 @@ def trick_winner(
         return _highest_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)
     order = sorted(shapes, key=_shape_order)
+    # LARGEST_UNIT_TOP compares a key's first entry only: the best cut's is the highest top of
+    # the largest shape any cut reaches, as the first entry leads a key's comparison.
+    top_only = ctx.throw_compare is ThrowCompare.LARGEST_UNIT_TOP
     winner, best = 0, _key(ctx, order, lead_units)
+    if top_only:
+        best = best[:1]
     size = sum(u.size for u in lead_units)
     # Steps of the lead's units of width 2 or more, and of width 3.
     wide = (
@@ -311,6 +317,10 @@ def trick_winner(
     )
     for i, play in enumerate(follows):
         key = _play_key(ctx, led, shapes, order, size, wide, play)
-        if key is not None and key > best:  # strictly higher: the earlier equal card wins
+        if key is None:
+            continue
+        if top_only:
+            key = key[:1]
+        if key > best:  # strictly higher: the earlier equal card wins
             winner, best = i + 1, key
     return winner

@@ -122,11 +122,12 @@ def old_trick_winner(
         return winner
     shapes = Counter(u.shape for u in lead)
     order = sorted(shapes, key=_shape_order)
-    winner, best = 0, _key(ctx, order, lead)
+    kept = 1 if ctx.throw_compare is ThrowCompare.LARGEST_UNIT_TOP else len(lead)
+    winner, best = 0, _key(ctx, order, lead)[:kept]
     for i, play in enumerate(follows, 1):
         key = _play_key(ctx, led, shapes, order, play)
-        if key is not None and key > best:
-            winner, best = i, key
+        if key is not None and key[:kept] > best:
+            winner, best = i, key[:kept]
     return winner
 
 

@@ -334,6 +334,19 @@ def test_variant_trick_throw_compared_by_highest_card() -> None:
     assert trick_winner(highest, lead, plays[1:]) == 1  # the single highest card decides
 
 
+def test_variant_trick_throw_compared_by_largest_unit_top() -> None:
+    # ♠K ♠Q thrown, trumps ♥: ♥A ♥3 and ♥A ♥5 tie on their largest unit's top (♥A); under
+    # largest_unit_top the earlier play keeps the trick, under largest_unit ♥5 beats ♥3.
+    plays = [parse_cards(p) for p in ("SK SQ", "HA H3", "HA H5", "S3 S4")]
+    top = trump_context(order_variant(throw_compare=ThrowCompare.LARGEST_UNIT_TOP), TWO, HEARTS)
+    largest = trump_context(CLASSIC, TWO, HEARTS)
+    lead = _units(largest, "SK SQ")
+    assert trick_winner(largest, lead, plays[1:]) == 2
+    assert trick_winner(top, lead, plays[1:]) == 1
+    # A higher top still wins: ♥A ♥3 after ♥K ♥Q.
+    assert trick_winner(top, lead, [parse_cards("HK HQ"), parse_cards("HA H3")]) == 2
+
+
 def test_variant_trick_throw_answer_must_split_like_the_throw() -> None:
     # Two ♠ pairs thrown; a ♥ tractor is not two pairs to the 80-fen program.
     plays = [parse_cards(p) for p in ("SQ SQ S9 S9", "H3 H3 H4 H4", "S3 S4 S5 S6", "S7 S8 ST SJ")]

@@ -255,6 +255,21 @@ def test_r_throw_force_tie_botzone_equal_tops_of_any_shape_tie() -> None:
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
+def test_r_win_botzone_throw_answers_compared_by_largest_unit_top_only() -> None:
+    # Trump ♠ at Q: seat 0 throws ♦A ♦K; seat 1 ruffs with ♦Q ♠7, seat 2 with ♠A ♣Q. The
+    # largest units (singles) tie on ♦Q and ♣Q, and checkWinner keeps the earlier play: the
+    # judger gives the trick to seat 1, who leads the next (log[211]); ♠A over ♠7 does not count.
+    game = _fixture("throw-won-by-largest-unit-top.json")
+    assert [list(p.cards) for p in game.tricks[0].plays] == [
+        ["DA", "DK"],
+        ["DQ", "S7"],
+        ["SA", "CQ"],
+        ["D2", "D3"],
+    ]
+    assert (game.tricks[0].claim.winner, game.tricks[1].leader) == (1, 1)
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
 # --- players (B.4) ------------------------------------------------------------------------------
 
 
