@@ -482,31 +482,67 @@ def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> t
     return tuple(sorted(kept))
 
 
-Layout = tuple[tuple[int, int], ...]
-"""The deck's steps, suit by suit and low to high in each: a step of one kind as (the kind, the
-kind when of no points else -1), a step of several as (-2 - its place among those steps, its
-first kind of no points or -1), and each suit's start as (-1, -1)."""
+SuitSteps = tuple[tuple[int, int], ...]
+"""A suit's steps, low to high: a step of one kind as (the kind, the kind when of no points else
+-1), a step of several as (-2 - its place among those steps, its first kind of no points or
+-1)."""
+
+SuitReader = Callable[[bytes], bytes | tuple[bytes, ...]]
+"""A reader of a suit's bytes in a ``_joint`` vector: slices over runs of kinds, in C."""
+
+Layout = tuple[tuple[SuitReader, SuitSteps], ...]
+"""Each suit of the deck with a kind: its reader and its steps (``_alike``)."""
+
+LooseShifts = tuple[dict[bytes | tuple[bytes, ...], int], ...]
+"""Per suit (as ``Layout``), what packing its loose cards adds to a ``_joint`` number, by the
+suit's bytes of it."""
 
 
 def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
-    layout: list[tuple[int, int]] = []
+    layout: list[tuple[SuitReader, SuitSteps]] = []
     shared: list[tuple[int, ...]] = []
-    for steps in table.context.steps:
-        layout.append((-1, -1))
+    for kinds, steps in zip(table.context.kinds, table.context.steps, strict=True):
+        if not kinds:
+            continue
+        suit: list[tuple[int, int]] = []
         for step in steps:
             free = next((k for k in step if not POINTS[k]), -1)
             if len(step) == 1:
-                layout.append((step[0], free))
+                suit.append((step[0], free))
             else:
-                layout.append((-2 - len(shared), free))
+                suit.append((-2 - len(shared), free))
                 shared.append(step)
+        runs: list[list[int]] = []
+        for k in sorted(kinds):
+            if runs and runs[-1][1] == k:
+                runs[-1][1] = k + 1
+            else:
+                runs.append([k, k + 1])
+        read = itemgetter(*[slice(start, end) for start, end in runs])
+        layout.append((read, tuple(suit)))
     return tuple(layout), tuple(shared)
 
 
+def _joint(hands: Sequence[Counts]) -> int:
+    """The four hands as one number: a byte per kind (the first kind highest), holding seat
+    ``s``'s copies in bits ``2s`` and ``2s + 1`` (three decks at most: no carry)."""
+    h0, h1, h2, h3 = hands
+    return (
+        int.from_bytes(h0, "big")
+        + (int.from_bytes(h1, "big") << 2)
+        + (int.from_bytes(h2, "big") << 4)
+        + (int.from_bytes(h3, "big") << 6)
+    )
+
+
 def _alike(
-    layout: Layout, shared: tuple[tuple[int, ...], ...], hands: tuple[Counts, ...], total: list[int]
-) -> tuple[Counts, ...]:
-    """The hands with each loose card moved as low as it goes past no other card in play.
+    layout: Layout,
+    shared: tuple[tuple[int, ...], ...],
+    shifts: LooseShifts,
+    hands: Sequence[Counts],
+) -> int:
+    """The hands with each loose card moved as low as it goes past no other card in play, as
+    ``_joint`` gives them.
 
     A loose card is of a kind of no points that is the only one in play on its step and of
     which no seat holds two: it is in no pair or tractor, so only its suit, its points and
@@ -516,53 +552,52 @@ def _alike(
     duties, throw checks, trick winners and points (R-UNIT, R-FOLLOW, R-THROW-CHECK, R-WIN).
     Packing the loose cards between two other cards of a suit onto the lowest such steps
     above the lower one makes one of every hands that differ only in where those cards lie.
-    ``total`` is the cards in play per kind. One pass over the deck's steps.
+    The packing is made suit by suit from the suit's bytes of the joint hands alone: ``shifts``
+    keeps each suit's (one pass over its steps) per those bytes.
     """
-    moves: list[tuple[int, int]] = []
+    joint = _joint(hands)
+    vector = joint.to_bytes(KINDS, "big")
+    for (read, steps), kept in zip(layout, shifts, strict=True):
+        key = read(vector)
+        shift = kept.get(key)
+        if shift is None:
+            shift = kept[key] = _loose_shift(steps, shared, vector)
+        joint += shift
+    return joint
+
+
+def _loose_shift(steps: SuitSteps, shared: tuple[tuple[int, ...], ...], vector: bytes) -> int:
+    """What moving a suit's loose cards (``_alike``) adds to the joint hands, from their bytes
+    ``vector`` and the suit's ``steps``."""
+    shift = 0
     low: list[int] = []  # the kinds loose cards may take since the suit's last other card
     taken = 0
-    h0, h1, h2, h3 = hands
-    for k, free in layout:
-        if k >= 0:
-            n = total[k]
-            if not n:
-                if free >= 0:
+    for k, free in steps:
+        if k < 0:
+            in_play = [kind for kind in shared[-2 - k] if vector[kind]]
+            if len(in_play) != 1:
+                if not in_play and free >= 0:
                     low.append(free)
-                continue
-        elif k == -1:
-            low.clear()
-            taken = 0
-            continue
-        else:
-            in_play = [kind for kind in shared[-2 - k] if total[kind]]
-            if not in_play:
-                if free >= 0:
-                    low.append(free)
+                elif in_play:
+                    low.clear()
+                    taken = 0
                 continue
             k = in_play[0]
-            n = total[k]
-            if len(in_play) > 1:
-                low.clear()
-                taken = 0
-                continue
-        if POINTS[k] or (n > 1 and (h0[k] > 1 or h1[k] > 1 or h2[k] > 1 or h3[k] > 1)):
+        elif not vector[k]:
+            if free >= 0:
+                low.append(free)
+            continue
+        seats = vector[k]
+        if POINTS[k] or any(seats >> 2 * s & 3 > 1 for s in range(4)):
             low.clear()
             taken = 0
             continue
         low.append(free)
         to = low[taken]
         taken += 1
-        if to != k:
-            moves.append((k, to))
-    if not moves:
-        return hands
-    packed = [bytearray(hand) for hand in hands]
-    for k, to in moves:
-        for hand in packed:
-            if hand[k]:
-                hand[k] -= 1
-                hand[to] += 1
-    return (bytes(packed[0]), bytes(packed[1]), bytes(packed[2]), bytes(packed[3]))
+        # Each seat holding the card (one copy) holds it at ``to`` instead.
+        shift += seats * ((1 << 8 * (KINDS - 1 - to)) - (1 << 8 * (KINDS - 1 - k)))
+    return shift
 
 
 def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
@@ -577,7 +612,10 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
     ['S3', 'S4', 'ST', 'SJ']
     """
     layout, steps = _layout(table)
-    return _alike(layout, steps, hands, _in_play(hands, ())[0])
+    shifts: LooseShifts = tuple({} for _ in layout)
+    vector = _alike(layout, steps, shifts, hands).to_bytes(KINDS, "big")
+    seats = [bytes([n >> 2 * s & 3 for n in vector]) for s in range(4)]
+    return (seats[0], seats[1], seats[2], seats[3])
 
 
 Classes = tuple[dict[int, tuple[int, ...]], ...]
@@ -685,13 +723,15 @@ class Solver:
     four count vectors and the leader), and ``_inner``, per position within a trick (with the
     plays on the table), the bounds proved on its value, its plays and the best one found; both
     are shared by every call. Trick starts alike (``loose_packed``) share their bounds through
-    ``_alike``, one entry per trick start expanded at most. Plays are tried best found first, in
-    a position not searched before the play that last cut off a sibling (``_killers``), then
-    likely-best first (big and high leads; a follow that wins the trick for its side, with
-    points, before one that loses it, without). Worst case: the game tree, the product over
-    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
-    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
-    its hand, the trick and its classes, ordered, with the seat each leaves winning),
+    ``_alike``, one entry per trick start expanded at most; ``_loose`` keeps how each suit's loose
+    cards pack (per the suit's cards in the four hands), one entry per suit of a trick start
+    expanded at most. Plays are tried best found first, in a position not searched before the
+    play that last cut off a sibling (``_killers``), then likely-best first (big and high leads;
+    a follow that wins the trick for its side, with points, before one that loses it, without).
+    Worst case: the game tree, the product over plays of the options searched (see
+    ``lead_options`` and ``legal_follows``), once per probe; the budget is the bound that holds.
+    It bounds memory too: ``_answers`` (a seat's follows per its hand, the trick and its classes,
+    ordered, with the seat each leaves winning),
     ``_follows`` (those follows, as plays with what orders them and how each may take the trick,
     per the seat, its hand, the lead and its classes only: one entry per ``_answers`` entry at
     most), ``_sheds`` (the last play's options left by ``_shed``, per all it reads) and
@@ -746,8 +786,9 @@ class Solver:
         field(default_factory=dict)
     )
     _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
-    _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
+    _alike: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
+    _loose: LooseShifts = ()
     _steps: tuple[tuple[int, ...], ...] = ()
 
     _defenders: tuple[bool, ...] = ()
@@ -759,6 +800,7 @@ class Solver:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
         self._layout, self._steps = _layout(self.game.table)
+        self._loose = tuple({} for _ in self._layout)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -1104,7 +1146,7 @@ class Solver:
             entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
-            alike = (_alike(self._layout, self._steps, hands, total), leader)
+            alike = (_alike(self._layout, self._steps, self._loose, hands), leader)
             entry.alike = self._alike.get(alike) or self._alike.setdefault(alike, [LOW, HIGH])
         entry.low, entry.high = entry.alike
         known, alpha, beta = entry.cut(alpha, beta)
