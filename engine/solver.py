@@ -140,6 +140,10 @@ class Position:
         )
 
 
+_EMPTY: Final = bytes(KINDS)
+"""A hand with no cards left."""
+
+
 def _without(counts: Counts, cards: Sequence[int]) -> Counts:
     left = bytearray(counts)
     for k in cards:
@@ -1120,10 +1124,10 @@ class Solver:
     ) -> int:
         """The value of a trick about to be led (``held`` points in the hands), through
         ``table``."""
-        left = sum(hands[leader])
-        if not left:
+        hand = hands[leader]
+        if hand == _EMPTY:
             return 0
-        if left == 1:
+        if hand.count(0) == KINDS - 1 and hand.count(1) == 1:  # one card each: all forced
             return self._last_single(hands, leader)
         if beta <= 0:  # the value is at least 0
             return 0
@@ -1302,12 +1306,17 @@ class Solver:
             # them is searched and none cuts, and the look-ups cost more than they saved.
             if len(options) > 1 and not maximise:
                 order = self._cutting(hands, seat, on_table, alpha, entry, order)
+        own, hands_after = hands[seat], self._hands_after
         for i in order:
             play = options[i]
+            cards = play.cards
+            # ``_left``, written out: it runs once per play searched.
+            left = hands_after.get((own, cards))
+            if left is None:
+                left = hands_after[(own, cards)] = _without(own, cards)
             after = list(hands)
-            after[seat] = self._left(hands[seat], play.cards)
-            now = (*plays, play.cards)
-            if n == 0 and not any(after[seat]):
+            after[seat] = left
+            if n == 0 and left == _EMPTY:
                 value = self._last_trick(hands, leader, play)
             elif n < 3:
                 if classes is None:
@@ -1325,15 +1334,16 @@ class Solver:
                     )
                     entry.pending = None
                 answered = play.units if n == 0 else lead
+                now = (*plays, cards)
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
                 won = entry.wins[i]
-                points = on_table + sum([POINTS[k] for k in play.cards])
-                if any(after[0]):
+                points = on_table + sum([POINTS[k] for k in cards])
+                if after[0] != _EMPTY:
                     value = points if self._defenders[won] else 0
                     value += self._start(tuple(after), won, held - points, a - value, b - value)
                 else:
-                    value = self._taken(now, lead, won, True)
+                    value = self._taken((*plays, cards), lead, won, True)
             if maximise:
                 if value > best:
                     best, chosen = value, i
@@ -1376,7 +1386,7 @@ class Solver:
             cards = options[i].cards
             after = list(hands)
             after[seat] = self._left(hands[seat], cards)
-            if not any(after[0]):
+            if after[0] == _EMPTY:
                 return order
             won = wins[i]
             taken = on_table + sum([POINTS[k] for k in cards]) if self._defenders[won] else 0
