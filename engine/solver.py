@@ -231,38 +231,41 @@ def standing_throw(
     return None
 
 
-Holding = tuple[int, ...]
-"""A hand's copies of each kind of one suit (``_holding``)."""
+SuitBytes = bytes | tuple[bytes, ...]
+"""A count vector's bytes of one suit's kinds (``_suit_bytes``)."""
 
-Throws = dict[tuple[int, int, Holding, Holding, Holding, Holding], Play | None]
-"""Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
-
-
-_HOLDINGS: dict[tuple[int, ...], Callable[[Sequence[int]], Holding]] = {}
+Throws = dict[tuple[int, int, SuitBytes, SuitBytes, SuitBytes, SuitBytes], Play | None]
+"""Standing throws (``lead_options``) by the seat, the suit and the four hands' bytes of it."""
 
 
-def _one_kind(kind: int) -> Callable[[Sequence[int]], Holding]:
-    return lambda counts: (counts[kind],)
+_SUIT_BYTES: dict[tuple[int, ...], Callable[[bytes], SuitBytes]] = {}
 
 
-def _holding(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], Holding]:
-    """A reader of a count vector's copies of ``kinds`` (a suit's), in C. One per suit of each
-    order met.
+def _suit_bytes(kinds: tuple[int, ...]) -> Callable[[bytes], SuitBytes]:
+    """A reader of a count vector's bytes of ``kinds`` (a suit's, one at least): its slices over
+    the runs of consecutive kinds, in C (cheaper to make and to hash than a tuple of the
+    kinds' copies). One per suit of each order met.
 
-    >>> _holding((3, 7))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
-    (2, 1)
-    >>> _holding((7,))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
-    (1,)
+    >>> _suit_bytes((3, 4, 7))(bytes([0, 0, 0, 2, 1, 0, 0, 1]))
+    (b'\\x02\\x01', b'\\x01')
+    >>> _suit_bytes((3, 4))(bytes([0, 0, 0, 2, 1, 0, 0, 1]))
+    b'\\x02\\x01'
     """
-    read = _HOLDINGS.get(kinds)
+    read = _SUIT_BYTES.get(kinds)
     if read is None:
-        # A suit of one kind (a ruleset's own order can leave one): itemgetter gives no tuple.
-        read = _HOLDINGS[kinds] = itemgetter(*kinds) if len(kinds) > 1 else _one_kind(kinds[0])
+        runs: list[list[int]] = []
+        for k in sorted(kinds):
+            if runs and runs[-1][1] == k:
+                runs[-1][1] = k + 1
+            else:
+                runs.append([k, k + 1])
+        read = _SUIT_BYTES[kinds] = itemgetter(*[slice(start, end) for start, end in runs])
     return read
 
 
 UnitLeads = dict[tuple[Counts, int], tuple[list[Play], list[int]]]
-"""A seat's unit leads (``lead_options``) and the suits it holds, by its hand and the seat."""
+"""A seat's unit leads (``lead_options``) and the suits it holds two cards of at least, by its
+hand and the seat."""
 
 
 def lead_options(
@@ -275,7 +278,7 @@ def lead_options(
     """The leads searched: every unit the seat can cut, then each suit's standing throw.
 
     ``units``, when given, keeps the units per the seat's hand (``_unit_leads``); ``throws``
-    each suit's throw per the four hands' holdings of it (``_suit_throws``).
+    each suit's throw per the four hands' cards of it (``_suit_throws``).
     """
     cut, suits = _unit_leads(table, hands[seat], seat, units)
     return [*cut, *_suit_throws(table, hands, seat, suits, throws)]
@@ -284,19 +287,20 @@ def lead_options(
 def _unit_leads(
     table: Table, counts: Counts, seat: int, units: UnitLeads | None
 ) -> tuple[list[Play], list[int]]:
-    """Every unit ``seat`` can cut from its hand ``counts``, and the suits it holds: kept in
-    ``units`` when given."""
+    """Every unit ``seat`` can cut from its hand ``counts``, and the suits it holds two cards of
+    at least (where it may throw): kept in ``units`` when given."""
     kept = None if units is None else units.get((counts, seat))
     if kept is None:
         ctx = table.context
         cut: list[Play] = []
-        held = set()
+        held: dict[int, int] = {}
         for k in range(KINDS):
             if counts[k]:
-                held.add(ctx.suit[k])
+                suit = ctx.suit[k]
+                held[suit] = held.get(suit, 0) + counts[k]
                 for unit in units_containing_lowest(ctx, counts, k, counts[k]):
                     cut.append(Play(seat, tuple(unit.cards()), (unit,)))
-        kept = (cut, sorted(held))
+        kept = (cut, sorted(suit for suit, n in held.items() if n >= 2))
         if units is not None:
             units[(counts, seat)] = kept
     return kept
@@ -305,19 +309,18 @@ def _unit_leads(
 def _suit_throws(
     table: Table, hands: Sequence[Counts], seat: int, suits: list[int], throws: Throws | None
 ) -> list[Play]:
-    """The standing throw ``seat`` leads in each of ``suits`` that has one, where throws are
-    allowed. A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does
-    not count trumping in): ``throws``, when given, keeps each suit's throw per those holdings."""
+    """The standing throw ``seat`` leads in each of ``suits`` (two cards of it held at least)
+    that has one, where throws are allowed. A throw check reads the hands' cards of the thrown
+    suit only (R-THROW-CHECK does not count trumping in): ``throws``, when given, keeps each
+    suit's throw per those cards."""
     found: list[Play] = []
     if not table.ruleset.throw.allowed:
         return found
     throws = {} if throws is None else throws
     h0, h1, h2, h3 = hands
     for suit in suits:
-        holding = _holding(table.context.kinds[suit])
-        if sum(holding(hands[seat])) < 2:
-            continue  # a single card: no throw
-        key = (seat, suit, holding(h0), holding(h1), holding(h2), holding(h3))
+        read = _suit_bytes(table.context.kinds[suit])
+        key = (seat, suit, read(h0), read(h1), read(h2), read(h3))
         if key not in throws:
             throw = standing_throw(table, hands, seat, suit)
             throws[key] = None if throw is None else Play(seat, *throw)
@@ -342,19 +345,17 @@ def equivalent_cards(
     return _classes(table, *_in_play(hands, trick), hands[seat])
 
 
-def _in_play(
-    hands: Sequence[Counts], trick: Sequence[Sequence[int]]
-) -> tuple[list[int], list[int]]:
-    """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
-    kinds in play once."""
+def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[Counts, list[int]]:
+    """The cards in play per kind (the hands and ``trick``, the cards on the table), as a count
+    vector, and the kinds in play once."""
     # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
     whole = 0
     for hand in hands:
         whole += int.from_bytes(hand, "big")
-    total = list(whole.to_bytes(KINDS, "big"))
     for cards in trick:
         for k in cards:
-            total[k] += 1
+            whole += 1 << 8 * (KINDS - 1 - k)
+    total = whole.to_bytes(KINDS, "big")
     return total, [k for k, n in enumerate(total) if n == 1]
 
 
@@ -371,14 +372,14 @@ def _cards_held(counts: Counts) -> tuple[int, ...]:
     return tuple(cards)
 
 
-SuitClasses = dict[tuple[int, Holding, Holding, bool, bool], list[tuple[int, ...]]]
+SuitClasses = dict[tuple[int, SuitBytes, SuitBytes, bool, bool], list[tuple[int, ...]]]
 """A seat's classes in one suit (``_suit_classes``) by the suit, the cards of it in play and the
 seat's, and ``_classes``' ``sole`` and ``points``."""
 
 
 def _classes(
     table: Table,
-    total: Sequence[int],
+    total: Counts,
     once: Sequence[int],
     own: Counts,
     sole: bool = False,
@@ -407,8 +408,8 @@ def _classes(
     for suit in sorted(set(suits)):
         if suits.count(suit) < 2:
             continue
-        holding = _holding(ctx.kinds[suit])
-        key = (suit, holding(total), holding(own), sole, points)
+        read = _suit_bytes(ctx.kinds[suit])
+        key = (suit, read(total), read(own), sole, points)
         runs = kept.get(key)
         if runs is None:
             runs = kept[key] = _suit_classes(
@@ -491,19 +492,16 @@ SuitSteps = tuple[tuple[int, int], ...]
 -1), a step of several as (-2 - its place among those steps, its first kind of no points or
 -1)."""
 
-SuitReader = Callable[[bytes], bytes | tuple[bytes, ...]]
-"""A reader of a suit's bytes in a ``_joint`` vector: slices over runs of kinds, in C."""
+Layout = tuple[tuple[Callable[[bytes], SuitBytes], SuitSteps], ...]
+"""Each suit of the deck with a kind: the reader of its bytes and its steps (``_alike``)."""
 
-Layout = tuple[tuple[SuitReader, SuitSteps], ...]
-"""Each suit of the deck with a kind: its reader and its steps (``_alike``)."""
-
-LooseShifts = tuple[dict[bytes | tuple[bytes, ...], int], ...]
+LooseShifts = tuple[dict[SuitBytes, int], ...]
 """Per suit (as ``Layout``), what packing its loose cards adds to a ``_joint`` number, by the
 suit's bytes of it."""
 
 
 def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
-    layout: list[tuple[SuitReader, SuitSteps]] = []
+    layout: list[tuple[Callable[[bytes], SuitBytes], SuitSteps]] = []
     shared: list[tuple[int, ...]] = []
     for kinds, steps in zip(table.context.kinds, table.context.steps, strict=True):
         if not kinds:
@@ -516,14 +514,7 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
             else:
                 suit.append((-2 - len(shared), free))
                 shared.append(step)
-        runs: list[list[int]] = []
-        for k in sorted(kinds):
-            if runs and runs[-1][1] == k:
-                runs[-1][1] = k + 1
-            else:
-                runs.append([k, k + 1])
-        read = itemgetter(*[slice(start, end) for start, end in runs])
-        layout.append((read, tuple(suit)))
+        layout.append((_suit_bytes(kinds), tuple(suit)))
     return tuple(layout), tuple(shared)
 
 
@@ -629,7 +620,7 @@ shed cards of the trick's last seat (``Solver._shed``)."""
 
 def _trick_classes(
     table: Table,
-    total: Sequence[int],
+    total: Counts,
     once: Sequence[int],
     hands: Sequence[Counts],
     leader: int,
@@ -703,7 +694,7 @@ class _Entry:
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
         # play (``_in_play``) and the leader's classes.
-        self.pending: tuple[list[int], list[int], dict[int, tuple[int, ...]]] | None = None
+        self.pending: tuple[Counts, list[int], dict[int, tuple[int, ...]]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
