@@ -140,6 +140,10 @@ class Position:
         )
 
 
+_EMPTY: Final = bytes(KINDS)
+"""A hand with no cards left."""
+
+
 def _without(counts: Counts, cards: Sequence[int]) -> Counts:
     left = bytearray(counts)
     for k in cards:
@@ -227,38 +231,41 @@ def standing_throw(
     return None
 
 
-Holding = tuple[int, ...]
-"""A hand's copies of each kind of one suit (``_holding``)."""
+SuitBytes = bytes | tuple[bytes, ...]
+"""A count vector's bytes of one suit's kinds (``_suit_bytes``)."""
 
-Throws = dict[tuple[int, int, Holding, Holding, Holding, Holding], Play | None]
-"""Standing throws (``lead_options``) by the seat, the suit and the four hands' holdings of it."""
-
-
-_HOLDINGS: dict[tuple[int, ...], Callable[[Sequence[int]], Holding]] = {}
+Throws = dict[tuple[int, int, SuitBytes, SuitBytes, SuitBytes, SuitBytes], Play | None]
+"""Standing throws (``lead_options``) by the seat, the suit and the four hands' bytes of it."""
 
 
-def _one_kind(kind: int) -> Callable[[Sequence[int]], Holding]:
-    return lambda counts: (counts[kind],)
+_SUIT_BYTES: dict[tuple[int, ...], Callable[[bytes], SuitBytes]] = {}
 
 
-def _holding(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], Holding]:
-    """A reader of a count vector's copies of ``kinds`` (a suit's), in C. One per suit of each
-    order met.
+def _suit_bytes(kinds: tuple[int, ...]) -> Callable[[bytes], SuitBytes]:
+    """A reader of a count vector's bytes of ``kinds`` (a suit's, one at least): its slices over
+    the runs of consecutive kinds, in C (cheaper to make and to hash than a tuple of the
+    kinds' copies). One per suit of each order met.
 
-    >>> _holding((3, 7))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
-    (2, 1)
-    >>> _holding((7,))(bytes([0, 0, 0, 2, 0, 0, 0, 1]))
-    (1,)
+    >>> _suit_bytes((3, 4, 7))(bytes([0, 0, 0, 2, 1, 0, 0, 1]))
+    (b'\\x02\\x01', b'\\x01')
+    >>> _suit_bytes((3, 4))(bytes([0, 0, 0, 2, 1, 0, 0, 1]))
+    b'\\x02\\x01'
     """
-    read = _HOLDINGS.get(kinds)
+    read = _SUIT_BYTES.get(kinds)
     if read is None:
-        # A suit of one kind (a ruleset's own order can leave one): itemgetter gives no tuple.
-        read = _HOLDINGS[kinds] = itemgetter(*kinds) if len(kinds) > 1 else _one_kind(kinds[0])
+        runs: list[list[int]] = []
+        for k in sorted(kinds):
+            if runs and runs[-1][1] == k:
+                runs[-1][1] = k + 1
+            else:
+                runs.append([k, k + 1])
+        read = _SUIT_BYTES[kinds] = itemgetter(*[slice(start, end) for start, end in runs])
     return read
 
 
 UnitLeads = dict[tuple[Counts, int], tuple[list[Play], list[int]]]
-"""A seat's unit leads (``lead_options``) and the suits it holds, by its hand and the seat."""
+"""A seat's unit leads (``lead_options``) and the suits it holds two cards of at least, by its
+hand and the seat."""
 
 
 def lead_options(
@@ -271,7 +278,7 @@ def lead_options(
     """The leads searched: every unit the seat can cut, then each suit's standing throw.
 
     ``units``, when given, keeps the units per the seat's hand (``_unit_leads``); ``throws``
-    each suit's throw per the four hands' holdings of it (``_suit_throws``).
+    each suit's throw per the four hands' cards of it (``_suit_throws``).
     """
     cut, suits = _unit_leads(table, hands[seat], seat, units)
     return [*cut, *_suit_throws(table, hands, seat, suits, throws)]
@@ -280,19 +287,20 @@ def lead_options(
 def _unit_leads(
     table: Table, counts: Counts, seat: int, units: UnitLeads | None
 ) -> tuple[list[Play], list[int]]:
-    """Every unit ``seat`` can cut from its hand ``counts``, and the suits it holds: kept in
-    ``units`` when given."""
+    """Every unit ``seat`` can cut from its hand ``counts``, and the suits it holds two cards of
+    at least (where it may throw): kept in ``units`` when given."""
     kept = None if units is None else units.get((counts, seat))
     if kept is None:
         ctx = table.context
         cut: list[Play] = []
-        held = set()
+        held: dict[int, int] = {}
         for k in range(KINDS):
             if counts[k]:
-                held.add(ctx.suit[k])
+                suit = ctx.suit[k]
+                held[suit] = held.get(suit, 0) + counts[k]
                 for unit in units_containing_lowest(ctx, counts, k, counts[k]):
                     cut.append(Play(seat, tuple(unit.cards()), (unit,)))
-        kept = (cut, sorted(held))
+        kept = (cut, sorted(suit for suit, n in held.items() if n >= 2))
         if units is not None:
             units[(counts, seat)] = kept
     return kept
@@ -301,19 +309,18 @@ def _unit_leads(
 def _suit_throws(
     table: Table, hands: Sequence[Counts], seat: int, suits: list[int], throws: Throws | None
 ) -> list[Play]:
-    """The standing throw ``seat`` leads in each of ``suits`` that has one, where throws are
-    allowed. A throw check reads the hands' cards of the thrown suit only (R-THROW-CHECK does
-    not count trumping in): ``throws``, when given, keeps each suit's throw per those holdings."""
+    """The standing throw ``seat`` leads in each of ``suits`` (two cards of it held at least)
+    that has one, where throws are allowed. A throw check reads the hands' cards of the thrown
+    suit only (R-THROW-CHECK does not count trumping in): ``throws``, when given, keeps each
+    suit's throw per those cards."""
     found: list[Play] = []
     if not table.ruleset.throw.allowed:
         return found
     throws = {} if throws is None else throws
     h0, h1, h2, h3 = hands
     for suit in suits:
-        holding = _holding(table.context.kinds[suit])
-        if sum(holding(hands[seat])) < 2:
-            continue  # a single card: no throw
-        key = (seat, suit, holding(h0), holding(h1), holding(h2), holding(h3))
+        read = _suit_bytes(table.context.kinds[suit])
+        key = (seat, suit, read(h0), read(h1), read(h2), read(h3))
         if key not in throws:
             throw = standing_throw(table, hands, seat, suit)
             throws[key] = None if throw is None else Play(seat, *throw)
@@ -338,19 +345,17 @@ def equivalent_cards(
     return _classes(table, *_in_play(hands, trick), hands[seat])
 
 
-def _in_play(
-    hands: Sequence[Counts], trick: Sequence[Sequence[int]]
-) -> tuple[list[int], list[int]]:
-    """The cards in play per kind (the hands and ``trick``, the cards on the table), and the
-    kinds in play once."""
+def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[Counts, list[int]]:
+    """The cards in play per kind (the hands and ``trick``, the cards on the table), as a count
+    vector, and the kinds in play once."""
     # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
     whole = 0
     for hand in hands:
         whole += int.from_bytes(hand, "big")
-    total = list(whole.to_bytes(KINDS, "big"))
     for cards in trick:
         for k in cards:
-            total[k] += 1
+            whole += 1 << 8 * (KINDS - 1 - k)
+    total = whole.to_bytes(KINDS, "big")
     return total, [k for k, n in enumerate(total) if n == 1]
 
 
@@ -367,14 +372,14 @@ def _cards_held(counts: Counts) -> tuple[int, ...]:
     return tuple(cards)
 
 
-SuitClasses = dict[tuple[int, Holding, Holding, bool, bool], list[tuple[int, ...]]]
+SuitClasses = dict[tuple[int, SuitBytes, SuitBytes, bool, bool], list[tuple[int, ...]]]
 """A seat's classes in one suit (``_suit_classes``) by the suit, the cards of it in play and the
 seat's, and ``_classes``' ``sole`` and ``points``."""
 
 
 def _classes(
     table: Table,
-    total: Sequence[int],
+    total: Counts,
     once: Sequence[int],
     own: Counts,
     sole: bool = False,
@@ -403,8 +408,8 @@ def _classes(
     for suit in sorted(set(suits)):
         if suits.count(suit) < 2:
             continue
-        holding = _holding(ctx.kinds[suit])
-        key = (suit, holding(total), holding(own), sole, points)
+        read = _suit_bytes(ctx.kinds[suit])
+        key = (suit, read(total), read(own), sole, points)
         runs = kept.get(key)
         if runs is None:
             runs = kept[key] = _suit_classes(
@@ -482,31 +487,57 @@ def _canonical(cards: tuple[int, ...], classes: dict[int, tuple[int, ...]]) -> t
     return tuple(sorted(kept))
 
 
-Layout = tuple[tuple[int, int], ...]
-"""The deck's steps, suit by suit and low to high in each: a step of one kind as (the kind, the
-kind when of no points else -1), a step of several as (-2 - its place among those steps, its
-first kind of no points or -1), and each suit's start as (-1, -1)."""
+SuitSteps = tuple[tuple[int, int], ...]
+"""A suit's steps, low to high: a step of one kind as (the kind, the kind when of no points else
+-1), a step of several as (-2 - its place among those steps, its first kind of no points or
+-1)."""
+
+Layout = tuple[tuple[Callable[[bytes], SuitBytes], SuitSteps], ...]
+"""Each suit of the deck with a kind: the reader of its bytes and its steps (``_alike``)."""
+
+LooseShifts = tuple[dict[SuitBytes, int], ...]
+"""Per suit (as ``Layout``), what packing its loose cards adds to a ``_joint`` number, by the
+suit's bytes of it."""
 
 
 def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
-    layout: list[tuple[int, int]] = []
+    layout: list[tuple[Callable[[bytes], SuitBytes], SuitSteps]] = []
     shared: list[tuple[int, ...]] = []
-    for steps in table.context.steps:
-        layout.append((-1, -1))
+    for kinds, steps in zip(table.context.kinds, table.context.steps, strict=True):
+        if not kinds:
+            continue
+        suit: list[tuple[int, int]] = []
         for step in steps:
             free = next((k for k in step if not POINTS[k]), -1)
             if len(step) == 1:
-                layout.append((step[0], free))
+                suit.append((step[0], free))
             else:
-                layout.append((-2 - len(shared), free))
+                suit.append((-2 - len(shared), free))
                 shared.append(step)
+        layout.append((_suit_bytes(kinds), tuple(suit)))
     return tuple(layout), tuple(shared)
 
 
+def _joint(hands: Sequence[Counts]) -> int:
+    """The four hands as one number: a byte per kind (the first kind highest), holding seat
+    ``s``'s copies in bits ``2s`` and ``2s + 1`` (three decks at most: no carry)."""
+    h0, h1, h2, h3 = hands
+    return (
+        int.from_bytes(h0, "big")
+        + (int.from_bytes(h1, "big") << 2)
+        + (int.from_bytes(h2, "big") << 4)
+        + (int.from_bytes(h3, "big") << 6)
+    )
+
+
 def _alike(
-    layout: Layout, shared: tuple[tuple[int, ...], ...], hands: tuple[Counts, ...], total: list[int]
-) -> tuple[Counts, ...]:
-    """The hands with each loose card moved as low as it goes past no other card in play.
+    layout: Layout,
+    shared: tuple[tuple[int, ...], ...],
+    shifts: LooseShifts,
+    hands: Sequence[Counts],
+) -> int:
+    """The hands with each loose card moved as low as it goes past no other card in play, as
+    ``_joint`` gives them.
 
     A loose card is of a kind of no points that is the only one in play on its step and of
     which no seat holds two: it is in no pair or tractor, so only its suit, its points and
@@ -516,53 +547,52 @@ def _alike(
     duties, throw checks, trick winners and points (R-UNIT, R-FOLLOW, R-THROW-CHECK, R-WIN).
     Packing the loose cards between two other cards of a suit onto the lowest such steps
     above the lower one makes one of every hands that differ only in where those cards lie.
-    ``total`` is the cards in play per kind. One pass over the deck's steps.
+    The packing is made suit by suit from the suit's bytes of the joint hands alone: ``shifts``
+    keeps each suit's (one pass over its steps) per those bytes.
     """
-    moves: list[tuple[int, int]] = []
+    joint = _joint(hands)
+    vector = joint.to_bytes(KINDS, "big")
+    for (read, steps), kept in zip(layout, shifts, strict=True):
+        key = read(vector)
+        shift = kept.get(key)
+        if shift is None:
+            shift = kept[key] = _loose_shift(steps, shared, vector)
+        joint += shift
+    return joint
+
+
+def _loose_shift(steps: SuitSteps, shared: tuple[tuple[int, ...], ...], vector: bytes) -> int:
+    """What moving a suit's loose cards (``_alike``) adds to the joint hands, from their bytes
+    ``vector`` and the suit's ``steps``."""
+    shift = 0
     low: list[int] = []  # the kinds loose cards may take since the suit's last other card
     taken = 0
-    h0, h1, h2, h3 = hands
-    for k, free in layout:
-        if k >= 0:
-            n = total[k]
-            if not n:
-                if free >= 0:
+    for k, free in steps:
+        if k < 0:
+            in_play = [kind for kind in shared[-2 - k] if vector[kind]]
+            if len(in_play) != 1:
+                if not in_play and free >= 0:
                     low.append(free)
-                continue
-        elif k == -1:
-            low.clear()
-            taken = 0
-            continue
-        else:
-            in_play = [kind for kind in shared[-2 - k] if total[kind]]
-            if not in_play:
-                if free >= 0:
-                    low.append(free)
+                elif in_play:
+                    low.clear()
+                    taken = 0
                 continue
             k = in_play[0]
-            n = total[k]
-            if len(in_play) > 1:
-                low.clear()
-                taken = 0
-                continue
-        if POINTS[k] or (n > 1 and (h0[k] > 1 or h1[k] > 1 or h2[k] > 1 or h3[k] > 1)):
+        elif not vector[k]:
+            if free >= 0:
+                low.append(free)
+            continue
+        seats = vector[k]
+        if POINTS[k] or any(seats >> 2 * s & 3 > 1 for s in range(4)):
             low.clear()
             taken = 0
             continue
         low.append(free)
         to = low[taken]
         taken += 1
-        if to != k:
-            moves.append((k, to))
-    if not moves:
-        return hands
-    packed = [bytearray(hand) for hand in hands]
-    for k, to in moves:
-        for hand in packed:
-            if hand[k]:
-                hand[k] -= 1
-                hand[to] += 1
-    return (bytes(packed[0]), bytes(packed[1]), bytes(packed[2]), bytes(packed[3]))
+        # Each seat holding the card (one copy) holds it at ``to`` instead.
+        shift += seats * ((1 << 8 * (KINDS - 1 - to)) - (1 << 8 * (KINDS - 1 - k)))
+    return shift
 
 
 def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
@@ -577,7 +607,10 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
     ['S3', 'S4', 'ST', 'SJ']
     """
     layout, steps = _layout(table)
-    return _alike(layout, steps, hands, _in_play(hands, ())[0])
+    shifts: LooseShifts = tuple({} for _ in layout)
+    vector = _alike(layout, steps, shifts, hands).to_bytes(KINDS, "big")
+    seats = [bytes([n >> 2 * s & 3 for n in vector]) for s in range(4)]
+    return (seats[0], seats[1], seats[2], seats[3])
 
 
 Classes = tuple[dict[int, tuple[int, ...]], ...]
@@ -587,7 +620,7 @@ shed cards of the trick's last seat (``Solver._shed``)."""
 
 def _trick_classes(
     table: Table,
-    total: Sequence[int],
+    total: Counts,
     once: Sequence[int],
     hands: Sequence[Counts],
     leader: int,
@@ -661,7 +694,7 @@ class _Entry:
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
         # play (``_in_play``) and the leader's classes.
-        self.pending: tuple[list[int], list[int], dict[int, tuple[int, ...]]] | None = None
+        self.pending: tuple[Counts, list[int], dict[int, tuple[int, ...]]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -685,13 +718,15 @@ class Solver:
     four count vectors and the leader), and ``_inner``, per position within a trick (with the
     plays on the table), the bounds proved on its value, its plays and the best one found; both
     are shared by every call. Trick starts alike (``loose_packed``) share their bounds through
-    ``_alike``, one entry per trick start expanded at most. Plays are tried best found first, in
-    a position not searched before the play that last cut off a sibling (``_killers``), then
-    likely-best first (big and high leads; a follow that wins the trick for its side, with
-    points, before one that loses it, without). Worst case: the game tree, the product over
-    plays of the options searched (see ``lead_options`` and ``legal_follows``), once per probe;
-    the budget is the bound that holds. It bounds memory too: ``_answers`` (a seat's follows per
-    its hand, the trick and its classes, ordered, with the seat each leaves winning),
+    ``_alike``, one entry per trick start expanded at most; ``_loose`` keeps how each suit's loose
+    cards pack (per the suit's cards in the four hands), one entry per suit of a trick start
+    expanded at most. Plays are tried best found first, in a position not searched before the
+    play that last cut off a sibling (``_killers``), then likely-best first (big and high leads;
+    a follow that wins the trick for its side, with points, before one that loses it, without).
+    Worst case: the game tree, the product over plays of the options searched (see
+    ``lead_options`` and ``legal_follows``), once per probe; the budget is the bound that holds.
+    It bounds memory too: ``_answers`` (a seat's follows per its hand, the trick and its classes,
+    ordered, with the seat each leaves winning),
     ``_follows`` (those follows, as plays with what orders them and how each may take the trick,
     per the seat, its hand, the lead and its classes only: one entry per ``_answers`` entry at
     most), ``_sheds`` (the last play's options left by ``_shed``, per all it reads) and
@@ -746,8 +781,9 @@ class Solver:
         field(default_factory=dict)
     )
     _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
-    _alike: dict[tuple[tuple[Counts, ...], int], list[int]] = field(default_factory=dict)
+    _alike: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
+    _loose: LooseShifts = ()
     _steps: tuple[tuple[int, ...], ...] = ()
 
     _defenders: tuple[bool, ...] = ()
@@ -759,6 +795,7 @@ class Solver:
         self._factor = self.game.table.ruleset.kitty.last_trick_factor
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
         self._layout, self._steps = _layout(self.game.table)
+        self._loose = tuple({} for _ in self._layout)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -1078,10 +1115,10 @@ class Solver:
     ) -> int:
         """The value of a trick about to be led (``held`` points in the hands), through
         ``table``."""
-        left = sum(hands[leader])
-        if not left:
+        hand = hands[leader]
+        if hand == _EMPTY:
             return 0
-        if left == 1:
+        if hand.count(0) == KINDS - 1 and hand.count(1) == 1:  # one card each: all forced
             return self._last_single(hands, leader)
         if beta <= 0:  # the value is at least 0
             return 0
@@ -1104,7 +1141,7 @@ class Solver:
             entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
-            alike = (_alike(self._layout, self._steps, hands, total), leader)
+            alike = (_alike(self._layout, self._steps, self._loose, hands), leader)
             entry.alike = self._alike.get(alike) or self._alike.setdefault(alike, [LOW, HIGH])
         entry.low, entry.high = entry.alike
         known, alpha, beta = entry.cut(alpha, beta)
@@ -1260,12 +1297,17 @@ class Solver:
             # them is searched and none cuts, and the look-ups cost more than they saved.
             if len(options) > 1 and not maximise:
                 order = self._cutting(hands, seat, on_table, alpha, entry, order)
+        own, hands_after = hands[seat], self._hands_after
         for i in order:
             play = options[i]
+            cards = play.cards
+            # ``_left``, written out: it runs once per play searched.
+            left = hands_after.get((own, cards))
+            if left is None:
+                left = hands_after[(own, cards)] = _without(own, cards)
             after = list(hands)
-            after[seat] = self._left(hands[seat], play.cards)
-            now = (*plays, play.cards)
-            if n == 0 and not any(after[seat]):
+            after[seat] = left
+            if n == 0 and left == _EMPTY:
                 value = self._last_trick(hands, leader, play)
             elif n < 3:
                 if classes is None:
@@ -1283,15 +1325,16 @@ class Solver:
                     )
                     entry.pending = None
                 answered = play.units if n == 0 else lead
+                now = (*plays, cards)
                 value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
             else:
                 won = entry.wins[i]
-                points = on_table + sum([POINTS[k] for k in play.cards])
-                if any(after[0]):
+                points = on_table + sum([POINTS[k] for k in cards])
+                if after[0] != _EMPTY:
                     value = points if self._defenders[won] else 0
                     value += self._start(tuple(after), won, held - points, a - value, b - value)
                 else:
-                    value = self._taken(now, lead, won, True)
+                    value = self._taken((*plays, cards), lead, won, True)
             if maximise:
                 if value > best:
                     best, chosen = value, i
@@ -1334,7 +1377,7 @@ class Solver:
             cards = options[i].cards
             after = list(hands)
             after[seat] = self._left(hands[seat], cards)
-            if not any(after[0]):
+            if after[0] == _EMPTY:
                 return order
             won = wins[i]
             taken = on_table + sum([POINTS[k] for k in cards]) if self._defenders[won] else 0
