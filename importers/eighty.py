@@ -9,6 +9,7 @@ left to the audit under the ``eighty`` preset, so nothing is "fixed" here.
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -101,6 +102,58 @@ def _trump(value: Any, path: str) -> records_pb2.Trump:
         found = repr(suit) if isinstance(suit, str) else jp.kind(suit)
         raise RecordError(f"{path}.suit", f"expected S, H, D, C or null, found {found}")
     return records_pb2.Trump(level=level, suit=_SUITS[suit])
+
+
+def _order(card_id: int, trump: tuple[int, str | None]) -> int:
+    """cards.js ``order``: BJ 15, LJ 14, trump-suit level 13, other level cards 12, the rest by
+    rank with the level skipped (2 … A as 0 … 12 less one above the level)."""
+    suit, rank = _face(card_id)
+    if rank >= 15:
+        return rank - 1
+    if rank == trump[0]:
+        return 13 if trump[1] is None or suit == trump[1] else 12
+    return rank - 2 - (rank > trump[0])
+
+
+def program_split(card_ids: list[int], trump: tuple[int, str | None]) -> list[list[int]]:
+    """The units of a lead as rules.js ``components`` cuts them, which the leader's order decides.
+
+    Pairs of equal order (the level cards of two side suits, or of any two suits in no-trump)
+    go in separate layers, the first listed in the first: only that one links into a tractor.
+    Tractors and pairs come first, layer by layer, low to high; then the singles as listed.
+    With ♠ trump at level 2, ♠A ♠A ♣2 ♣2 ♥2 ♥2 (ids 12 66 39 93 13 67):
+
+    >>> def cut(ids): return [[card_token(c) for c in u] for u in program_split(ids, (2, "S"))]
+    >>> cut([12, 66, 39, 93, 13, 67])
+    [['SA', 'SA', 'C2', 'C2'], ['H2', 'H2']]
+    >>> cut([13, 67, 39, 93, 12, 66])
+    [['SA', 'SA', 'H2', 'H2'], ['C2', 'C2']]
+    """
+    faces: dict[tuple[str, int], list[int]] = {}
+    for card in card_ids:
+        faces.setdefault(_face(card), []).append(card)
+    pairs = sorted((g for g in faces.values() if len(g) == 2), key=lambda g: _order(g[0], trump))
+    layers: list[list[list[int]]] = []
+    depth: dict[int, int] = {}  # order (at most 16 keys) → pairs of that order placed so far
+    for pair in pairs:
+        rank = _order(pair[0], trump)
+        depth_here = depth.get(rank, 0)
+        depth[rank] = depth_here + 1
+        if depth_here == len(layers):
+            layers.append([])
+        layers[depth_here].append(pair)
+    units: list[list[int]] = []
+    for layer in layers:
+        run = [*layer[0]]
+        for below, pair in itertools.pairwise(layer):
+            if _order(pair[0], trump) == _order(below[0], trump) + 1:
+                run.extend(pair)
+            else:
+                units.append(run)
+                run = [*pair]
+        units.append(run)
+    units.extend(g for g in faces.values() if len(g) == 1)
+    return units
 
 
 class _Row:
@@ -279,12 +332,20 @@ class _Deal:
 class _Events:
     """Turns the event list into bids, tricks and the claim of a GameRecord."""
 
-    def __init__(self, game: records_pb2.GameRecord, deal: _Deal, epoch: int) -> None:
+    def __init__(
+        self,
+        game: records_pb2.GameRecord,
+        deal: _Deal,
+        epoch: int,
+        trump: tuple[int, str | None],
+    ) -> None:
         self.game = game
+        self.trump = trump
         self.deal = deal
         self.epoch = epoch
         self.last_bid: tuple[int, int, list[int]] | None = None  # seat, strength, card ids
-        self.failed: tuple[str, int, list[str], list[str]] | None = None  # path, seat, proposed
+        # path, seat, proposed (ids, as listed), forced (tokens)
+        self.failed: tuple[str, int, list[int], list[str]] | None = None
         self.scored: tuple[dict[str, Any], str] | None = None  # the score and its path
 
     def read(self, events: list[Any], path: str) -> None:
@@ -357,7 +418,7 @@ class _Events:
             jp.field(event, "proposed", at, "the attempted throw"), f"{at}.proposed"
         )
         forced = _card_objects(jp.field(event, "forced", at, "the forced cards"), f"{at}.forced")
-        self.failed = (at, self._seat(event, at), [t for _, t in proposed], [t for _, t in forced])
+        self.failed = (at, self._seat(event, at), [c for c, _ in proposed], [t for _, t in forced])
 
     def _on_play(self, event: dict[str, Any], at: str, seq: int) -> None:
         seat = self._seat(event, at)
@@ -387,7 +448,11 @@ class _Events:
                     f"expected seat {thrower} to play the forced cards "
                     f"{' '.join(forced)} of the failed throw at {where}",
                 )
-            play.attempted.extend(proposed)
+            play.attempted.extend(card_token(c) for c in proposed)
+            # The forced unit is one of the program's units of the attempt, which its order
+            # decides (program_split): the audit takes them as the leader's split.
+            for unit in program_split(proposed, self.trump):
+                trick.declared_split.add(cards=[card_token(c) for c in unit])
             self.failed = None
 
     def _on_trick(self, event: dict[str, Any], at: str, seq: int) -> None:
@@ -493,7 +558,8 @@ def game_from_eighty(value: Any, path: str = "$") -> records_pb2.GameRecord:
         buried=[card_token(_card_id(c, f"{path}.buried[{i}]")) for i, c in enumerate(buried)],
     )
     game.claim.trump.CopyFrom(_trump(jp.field(replay, "trump", path, "the trump"), f"{path}.trump"))
-    events = _Events(game, deal, epoch)
+    trump = replay["trump"]  # checked by _trump: a rank 2-14 and S, H, D, C or null
+    events = _Events(game, deal, epoch, (trump["rank"], trump.get("suit")))
     events.read(
         jp.array(jp.field(replay, "events", path, "the event list"), f"{path}.events"),
         f"{path}.events",

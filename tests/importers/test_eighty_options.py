@@ -216,3 +216,20 @@ def test_r_throw_force_tie_the_programs_pick_audits_clean() -> None:
     game = _tied_throw("C2")
     assert list(game.tricks[0].plays[0].attempted) == ["C2", "H2"]
     assert "THROW_ENFORCED_WRONGLY" not in _codes(audit_game(game))
+
+
+# --- the program's split of a failed throw ------------------------------------------------------
+
+
+def test_r_throw_force_the_programs_split_links_the_first_listed_level_pair() -> None:
+    # Written by the program's own code: in no-trump at level 2 the dealer (seat 3) throws
+    # ♦2 ♦2 ♣2 ♣2 LJ LJ, listed so. rules.js components() links the first listed level pair
+    # to the LJ pair (tractor ♦2♦2 LJ LJ) and leaves ♣2 ♣2 a pair, the lowest unit, forced.
+    game = _import(json.loads((FIXTURES / "deal-throw-split.json").read_text()))
+    trick = next(t for t in game.tricks if t.plays[0].attempted)
+    assert [list(u.cards) for u in trick.declared_split] == [["D2", "D2", "LJ", "LJ"], ["C2", "C2"]]
+    assert list(trick.plays[0].cards) == ["C2", "C2"]
+    assert _codes(audit_game(game)) == []
+    # Cut canonically instead (♣2 links), the throw would force ♦2 ♦2: the split is what counts.
+    del trick.declared_split[:]
+    assert _codes(audit_game(game)) == ["THROW_ENFORCED_WRONGLY"]
