@@ -27,9 +27,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from operator import itemgetter
 
-from chaodipi.engine.cards import KINDS, POINTS, SUIT_SYMBOLS, Cards, Counts, Hand, label_cards
+from chaodipi.engine.cards import (
+    KINDS,
+    POINTS,
+    SUIT_SYMBOLS,
+    Cards,
+    Counts,
+    Hand,
+    is_joker,
+    label_cards,
+)
 from chaodipi.engine.lead import describe_lead, suit_label
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.units import Unit
@@ -138,7 +148,15 @@ def _build_tables(ctx: TrumpContext) -> _Tables:
         slot = {k: i for i, k in enumerate(kinds)}
         for k, i in slot.items():
             slot_of[k] = i
-        up = tuple(tuple(slot[n] for n in ctx.link_up[k]) for k in kinds)
+        # With ``joker_tractor_alone`` a hand's jokers owe no tractor: their link is dropped.
+        up = tuple(
+            tuple(
+                slot[n]
+                for n in ctx.link_up[k]
+                if not (ctx.joker_tractor_alone and (is_joker(k) or is_joker(n)))
+            )
+            for k in kinds
+        )
         cheap = tuple(sorted(range(len(kinds)), key=lambda i: (POINTS[kinds[i]] > 0, i)))
         suits.append(_SuitTable(s, kinds, up, cheap, _getter(kinds)))
     discard = tuple(
@@ -156,10 +174,16 @@ def _getter(kinds: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]
 
 
 def _format(
-    units: Sequence[Unit], shorter_tractors: bool, throw_tractors: bool, tractors: bool = True
+    units: Sequence[Unit],
+    shorter_tractors: bool,
+    throw_tractors: bool,
+    tractors: bool = True,
+    throw_needs_tractor: bool = False,
 ) -> _Format:
     shapes: tuple[tuple[int, int], ...]
-    if not tractors or (len(units) > 1 and not throw_tractors):
+    if throw_needs_tractor and len(units) > 1 and all(len(u.kinds) == 1 for u in units):
+        shapes = ()  # a throw of pairs and singles owes its suit alone
+    elif not tractors or (len(units) > 1 and not throw_tractors):
         # No tractor duty (at all, or inside a throw): each tractor is owed as its sets.
         shapes = tuple(sorted((u.width, 1) for u in units for _ in u.kinds))
     elif len(units) == 1:
@@ -440,7 +464,11 @@ def _lead(ctx: TrumpContext, lead_units: Sequence[Unit]) -> _Lead:
         tables = _tables(ctx)
         s = ctx.suit[lead_units[0].kinds[0]]
         fmt = _format(
-            lead_units, ctx.follow_shorter_tractors, ctx.throw_tractor_duty, ctx.tractor_duty
+            lead_units,
+            ctx.follow_shorter_tractors,
+            ctx.throw_tractor_duty,
+            ctx.tractor_duty,
+            ctx.throw_shape_needs_tractor,
         )
         lead = _LEADS[key] = _Lead(
             suit=s,
@@ -487,9 +515,17 @@ def check_follow(
     counts = table.take(held_counts)
     held = sum(counts)
     if followed < held and followed < size:
+        if (
+            ctx.same_shape_follow_free
+            and _in_led_shape(ctx, lead_units, play)
+            and not _holds_led_shape(table, counts, lead_units[0])
+        ):
+            return None
         return _revoke(ctx, lead, held_counts, play, held, followed)
     if held <= size or not lead.demands:
         return None  # all the suit was played, or the lead asks for the suit only
+    if ctx.same_shape_follow_free and _in_led_shape(ctx, lead_units, play):
+        return None  # the lead's own shape in its suit (LJ LJ BJ BJ to a trump tractor too)
     # A pair led, the common case, is decided without scoring.
     if size == 2 and (play[0] == play[1] or max(counts) < 2):
         return None
@@ -515,6 +551,30 @@ def check_follow(
         f"held {shown} but played {label_cards(play)} to a led {lead.name}",
         Cards(_complete(table, counts, pieces, size)),
     )
+
+
+def _in_led_shape(ctx: TrumpContext, lead_units: Sequence[Unit], play: Sequence[int]) -> bool:
+    """Whether ``play`` is one unit of a led pair's or tractor's shape, of any one suit, as the
+    ruleset links its cards (``same_shape_follow_free``). O(n log n)."""
+    if len(lead_units) != 1 or lead_units[0].width < 2:
+        return False
+    width, length = lead_units[0].width, len(lead_units[0].kinds)
+    held = Counter(play)
+    if len(held) != length or any(c != width for c in held.values()):
+        return False
+    kinds = ctx.in_step_order(held)
+    for low, high in pairwise(kinds):
+        if ctx.suit[high] != ctx.suit[low] or high not in ctx.link_up[low]:
+            return False
+    return True
+
+
+def _holds_led_shape(table: _SuitTable, counts: tuple[int, ...], unit: Unit) -> bool:
+    """Whether the led-suit ``counts`` hold a unit of ``unit``'s shape (the follow tables'
+    links: a hand's jokers no tractor under ``joker_tractor_alone``). O(m²·b)."""
+    if len(unit.kinds) == 1:
+        return max(counts) >= unit.width
+    return bool(_chains(table, list(counts), unit.width, len(unit.kinds)))
 
 
 def follows_in_kind(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
-from chaodipi.engine.cards import KINDS, SUIT_SYMBOLS, Cards, Hand, label_cards
+from chaodipi.engine.cards import KINDS, SUIT_SYMBOLS, Cards, Hand, is_joker, label_cards
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, PenaltyBasis, ThrowRule
 from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible_play, set_unit
@@ -320,7 +320,21 @@ def lead_units(
             # Singles only (the canonical split puts a larger unit first), already highest
             # first, as the sort below would leave them: most throws.
             return tuple(units)
+    if len(units) > 1 and ctx.joker_tractor_alone:
+        units = [piece for unit in units for piece in _joker_links_cut(unit)]
     return tuple(sorted(units, key=lambda u: unit_order_key(ctx, u)))
+
+
+def _joker_links_cut(unit: Unit) -> list[Unit]:
+    """A tractor cut at its joker links: each joker's set apart, the run below kept whole
+    (LJ LJ BJ BJ is two pairs). The jokers top the order, so the run below is one chain."""
+    if len(unit.kinds) == 1 or not any(is_joker(k) for k in unit.kinds):
+        return [unit]
+    run = [k for k in unit.kinds if not is_joker(k)]
+    jokers = [set_unit(unit.width, k) for k in unit.kinds if is_joker(k)]
+    if len(run) >= 2:
+        return [Unit(unit.width, tuple(run)), *jokers]
+    return [set_unit(unit.width, k) for k in run] + jokers
 
 
 _LEADS_OF_ONE_KIND: Final = tuple(

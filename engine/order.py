@@ -52,8 +52,10 @@ class TrumpContext:
     on the next step whose pairs extend a tractor from a pair of ``k``.
     ``decks`` is how many copies of each card exist: a play holding more is impossible and is
     rejected before any search (R-LEAD, R-WIN).
-    ``follow_shorter_tractors``, ``throw_tractor_duty`` and ``tractor_duty`` carry the
-    order rule's follow duty (R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN).
+    ``follow_shorter_tractors``, ``throw_tractor_duty``, ``tractor_duty``,
+    ``same_shape_follow_free`` and ``throw_shape_needs_tractor`` carry the order rule's follow
+    duty (R-FOLLOW, R-FOLLOW-SHAPE), ``throw_compare`` its trick comparison (R-WIN), and
+    ``joker_tractor_alone`` whether the jokers link only in a play of their own (R-UNIT).
     """
 
     level: int
@@ -71,6 +73,9 @@ class TrumpContext:
     throw_tractor_duty: bool = True
     tractor_duty: bool = True
     throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
+    same_shape_follow_free: bool = False
+    throw_shape_needs_tractor: bool = False
+    joker_tractor_alone: bool = False
 
     def beats(self, challenger: int, holder: int) -> bool:
         """Does one card strictly beat another already played, as a single?"""
@@ -165,6 +170,9 @@ def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> Trump
         throw_tractor_duty=order.throw_tractor_duty,
         tractor_duty=order.tractor_duty,
         throw_compare=order.throw_compare,
+        same_shape_follow_free=order.same_shape_follow_free,
+        throw_shape_needs_tractor=order.throw_shape_needs_tractor,
+        joker_tractor_alone=order.joker_tractor_alone,
     )
 
 

@@ -277,12 +277,17 @@ BOTZONE = dataclasses.replace(
     CLASSIC,
     id="botzone",
     name="Botzone 双升 (Tractor-RL judger)",
-    # Level cards never link; jokers link only as LJ LJ BJ BJ. checkWinner compares a throw's
-    # answers by their largest unit's top alone.
+    # Level cards never link; jokers link only as LJ LJ BJ BJ led alone (checkThrow links
+    # none). checkWinner compares a throw's answers by their largest unit's top alone.
+    # checkLegalMove checks a follow's suit only when its type differs from the lead's, and a
+    # throw's structure only when its largest unit is a tractor.
     order=dataclasses.replace(
         CLASSIC.order,
         tractor_links=(("BJ", "LJ"),),
         throw_compare=ThrowCompare.LARGEST_UNIT_TOP,
+        same_shape_follow_free=True,
+        throw_shape_needs_tractor=True,
+        joker_tractor_alone=True,
     ),
     # checkThrow: 10 per card of every beatable unit; the lead shrinks to one card, the first
     # (lowest) of the beatable unit with the lowest last card.

@@ -182,6 +182,16 @@ class OrderRule:
     throw_tractor_duty: bool = True  # False: a thrown tractor is owed only as pairs
     throw_compare: ThrowCompare = ThrowCompare.LARGEST_UNIT
     tractor_duty: bool = True  # False: a led tractor is owed only as its pairs
+    # True: a play of a led pair's or tractor's own shape, from a hand holding no such unit in
+    # the led suit, owes no suit (an off-suit pair answers a pair; the Botzone judger).
+    same_shape_follow_free: bool = False
+    # True: a throw owes shape (tractors, pairs) only when it holds a tractor; a throw of
+    # pairs and singles owes its suit alone (the Botzone judger).
+    throw_shape_needs_tractor: bool = False
+    # True: the jokers link (LJ LJ BJ BJ) only in a play of their own: inside a throw they are
+    # two pairs, and a follower's jokers owe no tractor (the Botzone judger's checkThrow and
+    # checkRes).
+    joker_tractor_alone: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.scoring import kitty_bonus, kitty_multiplier, last_trick_bonus
 from chaodipi.engine.table import Table
 from chaodipi.engine.trick import trick_winner
-from chaodipi.engine.units import Unit, set_unit, units_containing_lowest
+from chaodipi.engine.units import Unit, chains_from, set_unit, units_containing_lowest
 
 __all__ = [
     "BudgetExceeded",
@@ -187,23 +187,46 @@ def legal_follows(
     plays them all and every multiset of the rest (R-FOLLOW-SUIT); a longer holding plays
     ``size`` cards of the suit only, a single any of its kinds, a larger lead the multisets
     of the suit's holding that meet the shape duty (R-FOLLOW-SHAPE, decided by the engine's
-    ``check_follow``). Bound: C(d + size - 1, size) candidates for ``d`` distinct kinds held
-    (of the suit, or of the rest when the suit runs out).
+    ``check_follow``). With ``same_shape_follow_free`` a led pair or tractor is also answered
+    by each unit of its shape of another suit that ``check_follow`` lets free. Bound:
+    C(d + size - 1, size) candidates for ``d`` distinct kinds held (of the suit, or of the rest
+    when the suit runs out), and O(m²·b) units of the lead's shape.
     """
     ctx = table.context
     suit = ctx.suit[lead[0].top]
     in_suit = [(k, counts[k]) for k in ctx.kinds[suit] if counts[k]]
     held = sum(c for _, c in in_suit)
+    free = _same_shape_answers(ctx, counts, lead, suit) if held else []
     if held <= size:
         base = tuple(k for k, c in in_suit for _ in range(c))
         rest = [(k, c) for k, c in enumerate(counts) if c and ctx.suit[k] != suit]
-        return [base + extra for extra in sub_multisets(rest, size - held)]
+        return [base + extra for extra in sub_multisets(rest, size - held)] + free
     if size == 1:
         return [(k,) for k, _ in in_suit]
     hand = _hand(counts)
     return [
         play for play in sub_multisets(in_suit, size) if check_follow(ctx, lead, hand, play) is None
+    ] + free
+
+
+def _same_shape_answers(
+    ctx: TrumpContext, counts: Counts, lead: Sequence[Unit], suit: int
+) -> list[tuple[int, ...]]:
+    """The units of a led pair's or tractor's shape outside the led suit that follow it freely
+    (``same_shape_follow_free``), from a hand holding cards of the led suit."""
+    if not ctx.same_shape_follow_free or len(lead) != 1 or lead[0].width < 2:
+        return []
+    width, length = lead[0].width, len(lead[0].kinds)
+    units = [
+        unit
+        for k, c in enumerate(counts)
+        if c >= width and ctx.suit[k] != suit
+        for unit in ((set_unit(width, k),) if length == 1 else chains_from(ctx, counts, k, width))
+        if len(unit.kinds) == length
     ]
+    hand = _hand(counts)
+    plays = [tuple(unit.cards()) for unit in units]
+    return [play for play in plays if check_follow(ctx, lead, hand, play) is None]
 
 
 def standing_throw(

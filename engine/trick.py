@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
 
+from chaodipi.engine.cards import is_joker
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
 from chaodipi.engine.units import Unit, canonical_split, impossible_play
@@ -87,7 +88,16 @@ class _Cutter:
 
     def __init__(self, ctx: TrumpContext, order: Sequence[Shape], kinds: Sequence[int]) -> None:
         index = {k: i for i, k in enumerate(kinds)}
-        self.up = [tuple(index[n] for n in ctx.link_up[k] if n in index) for k in kinds]
+        # A throw's answers are cut as the throw is: with ``joker_tractor_alone`` no joker links.
+        alone = ctx.joker_tractor_alone
+        self.up = [
+            tuple(
+                index[n]
+                for n in ctx.link_up[k]
+                if n in index and not (alone and (is_joker(k) or is_joker(n)))
+            )
+            for k in kinds
+        ]
         self.strength = [ctx.strength[k] for k in kinds]
         self.order = order
         # Tractors sort before every set (_shape_order): the first ``tractors`` shapes.

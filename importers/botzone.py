@@ -8,7 +8,8 @@ judge's requests drive the reading: each answer is read as a bid (deal stage), t
 (cover stage) or a play (play stage); what was actually put on the table comes from the next
 judge item, so a failed throw keeps its attempt. ``finish.content`` (Botzone's points for the
 deal) is the claimed result. A log that is cut, has no ``finish`` or ends in the judger's
-error is read as far as it goes, and the record says why it stops (``audit.incomplete``).
+error is read as far as it goes, and the record says why it stops (``audit.incomplete``). A log
+holding what the judger takes but no ruleset field says is marked ``audit.unsupported``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import json
 from pathlib import PurePath
 from typing import Any
 
-from chaodipi.auditor.reading import INCOMPLETE_KEY
+from chaodipi.auditor.reading import INCOMPLETE_KEY, UNSUPPORTED_KEY
+from chaodipi.engine.cards import label_cards, parse_cards
 from chaodipi.engine.presets import BOTZONE
 from chaodipi.importers import jsonpath as jp
 from chaodipi.importers.problems import Collector, ImportResult, RecordError
@@ -74,12 +76,16 @@ class _Log:
     ``incomplete`` says why the deal has no result to check, when it has none: the log is
     cut (on a request, or after an answer the judger never processed), has no ``finish``
     item, or the judger ended it with an error. The record then holds everything read.
+    ``unsupported`` names the first thing the judger took that the ``botzone`` ruleset cannot
+    replay: a side-suit throw holding that suit's level card, a bury of another size than 8.
     """
 
-    def __init__(self, game: records_pb2.GameRecord, log: list[Any], path: str) -> None:
+    def __init__(self, game: records_pb2.GameRecord, log: list[Any], path: str, level: str) -> None:
         self.game = game
         self.log = log
         self.path = path
+        self.level = level
+        self.unsupported = ""
         self.dealt = 0
         self.played = 0
         self.trick: records_pb2.Trick | None = None
@@ -187,6 +193,13 @@ class _Log:
         if stage == "deal":
             self._deal(seat, request, where, cards, answer_at, deal)
         elif stage == "cover":
+            if len(cards) != 8 and not self.unsupported:
+                # The judger takes a bury of any size; the hands of 25 and the kitty of 8 are
+                # the ruleset's, so a deal played with others is not one it can replay.
+                self.unsupported = (
+                    f"seat {seat} buries {len(cards)} cards at {at}, which the judger takes "
+                    "unchecked: no field models a kitty of another size than 8"
+                )
             self.game.kitty_exchanges.add(
                 seat=seat,
                 picked_up=_tokens(
@@ -265,6 +278,31 @@ class _Log:
             raise RecordError(f"{where}.history[1]", "expected an empty trick at the first play")
         self.trick.plays.add(seat=seat, cards=cards)
         self.played += len(cards)
+        if not current and not self.unsupported and self._side_throw_with_level(cards):
+            level_card = label_cards(parse_cards(cards[0][0] + self.level))
+            self.unsupported = (
+                f"trick {len(self.game.tricks)}: seat {seat} leads "
+                f"{label_cards(parse_cards(cards))}, a throw of one suit letter holding "
+                f"{level_card}, a trump: the judger checks a throw's suit by the letter, and "
+                "no field models its check, penalty and winner for such a throw"
+            )
+
+    def _side_throw_with_level(self, cards: list[str]) -> bool:
+        """Whether a lead mixes a side suit's level card with other cards of that suit.
+
+        The judger lets such a throw pass (checkThrow compares suit letters when the first card
+        is no trump); the rules make the level card a trump, so the lead mixes two suits.
+        """
+        suits = {c[0] for c in cards}
+        ranks = {c[1] for c in cards}
+        major = str(self.banking.get("major", "")).upper()
+        return (
+            len(suits) == 1
+            and not suits & {"L", "B"}
+            and suits != {major}
+            and self.level in ranks
+            and len(ranks) > 1
+        )
 
     def _after(self, index: int, output: dict[str, Any]) -> None:
         """Apply what a judge item shows about the previous play: the cards put down, the score."""
@@ -431,11 +469,16 @@ def game_from_botzone(value: Any, path: str, record_id: str) -> records_pb2.Game
     if "seed" in init:
         game.metadata["botzone.seed"] = str(init["seed"])
     log = _Log(
-        game, jp.array(jp.field(match, "log", path, "the log items"), f"{path}.log"), f"{path}.log"
+        game,
+        jp.array(jp.field(match, "log", path, "the log items"), f"{path}.log"),
+        f"{path}.log",
+        level,
     )
     log.read(deal)
     if log.incomplete:
         game.metadata[INCOMPLETE_KEY] = log.incomplete
+    if log.unsupported:
+        game.metadata[UNSUPPORTED_KEY] = log.unsupported
     major = log.banking.get("major")
     if major in _MAJORS:
         game.claim.trump.level = level

@@ -24,6 +24,7 @@ from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.reading import read_game
 from chaodipi.auditor.wire import SUITS_BY_PROTO
 from chaodipi.engine import POINTS, Hand, Table, get_ruleset, parse_cards, score_hand
+from chaodipi.engine.cards import KINDS
 from chaodipi.engine.follow import check_follow
 from chaodipi.engine.solver import (
     BudgetExceeded,
@@ -207,7 +208,7 @@ def test_r_throw_check_a_throw_smaller_than_the_standing_one_bounds_nothing() ->
     assert solver.bounds_after(position, part, 25) is None
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("ruleset", [*RULESETS, "botzone"])
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(1, 3))
 def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, k: int) -> None:
@@ -221,6 +222,20 @@ def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, 
         assert {tuple(sorted(play)) for play in generated} == _every_follow(
             game, after.hands[seat], lead.units, len(lead.cards)
         )
+
+
+def test_botzone_same_type_follow_not_suit_checked_among_legal_follows() -> None:
+    # ♠3 ♠5 and no ♠ pair: ♣7 ♣7 and ♥4 ♥4 (trump) answer ♠9 ♠9 as freely as ♠3 ♠5.
+    game = _game("H", "", ruleset="botzone")
+    counts = [0] * KINDS
+    for k in parse_cards("S3 S5 C7 C7 H4 H4 D4"):
+        counts[k] += 1
+    lead = game.table.lead("S9 S9").units
+    generated = legal_follows(game.table, bytes(counts), lead, 2)
+    assert {tuple(sorted(play)) for play in generated} == _every_follow(
+        game, bytes(counts), lead, 2
+    )
+    assert tuple(parse_cards("C7 C7")) in generated
 
 
 def _game(trump: str, kitty: str, dealer: int = 0, ruleset: str = "classic") -> Endgame:

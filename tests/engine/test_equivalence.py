@@ -17,11 +17,12 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chaodipi.engine.cards import Hand
+from chaodipi.engine.cards import Hand, is_joker
 from chaodipi.engine.follow import (
     _chains,
     _Format,
     _format,
+    _in_led_shape,
     _score,
     _sets,
     _SuitTable,
@@ -54,7 +55,7 @@ def _key(ctx: TrumpContext, order: Sequence[Shape], units: Sequence[Unit]) -> Ke
 
 
 def _cuttings(
-    ctx: TrumpContext, counts: Counter[int], need: Counter[Shape]
+    ctx: TrumpContext, counts: Counter[int], need: Counter[Shape], throw: bool
 ) -> Iterator[list[Unit]]:
     present = [k for k, c in counts.items() if c]
     if not present:
@@ -64,11 +65,11 @@ def _cuttings(
     for (width, length), wanted in need.items():
         if not wanted or counts[low] < width:
             continue
-        for kinds in _runs(ctx, counts, low, width, length):
+        for kinds in _runs(ctx, counts, low, width, length, throw):
             for k in kinds:
                 counts[k] -= width
             need[(width, length)] -= 1
-            for rest in _cuttings(ctx, counts, need):
+            for rest in _cuttings(ctx, counts, need, throw):
                 yield [Unit(width, kinds), *rest]
             need[(width, length)] += 1
             for k in kinds:
@@ -76,8 +77,10 @@ def _cuttings(
 
 
 def _runs(
-    ctx: TrumpContext, counts: Counter[int], start: int, width: int, length: int
+    ctx: TrumpContext, counts: Counter[int], start: int, width: int, length: int, throw: bool
 ) -> Iterator[tuple[int, ...]]:
+    # A throw's answers link no jokers under ``joker_tractor_alone``.
+    alone = throw and ctx.joker_tractor_alone
     stack: list[tuple[int, ...]] = [(start,)]
     while stack:
         run = stack.pop()
@@ -85,18 +88,25 @@ def _runs(
             yield run
             continue
         for nxt in ctx.link_up[run[-1]]:
+            if alone and (is_joker(run[-1]) or is_joker(nxt)):
+                continue
             if counts[nxt] >= width:
                 stack.append((*run, nxt))
 
 
 def _play_key(
-    ctx: TrumpContext, led: int, shapes: Counter[Shape], order: Sequence[Shape], play: Sequence[int]
+    ctx: TrumpContext,
+    led: int,
+    shapes: Counter[Shape],
+    order: Sequence[Shape],
+    play: Sequence[int],
+    throw: bool,
 ) -> Key | None:
     suit = ctx.suit[play[0]] if play else -1
     if suit not in (led, TRUMP) or any(ctx.suit[k] != suit for k in play):
         return None
     best: Key | None = None
-    for units in _cuttings(ctx, Counter(play), Counter(shapes)):
+    for units in _cuttings(ctx, Counter(play), Counter(shapes), throw):
         key = _key(ctx, order, units)
         if best is None or key > best:
             best = key
@@ -125,7 +135,7 @@ def old_trick_winner(
     kept = 1 if ctx.throw_compare is ThrowCompare.LARGEST_UNIT_TOP else len(lead)
     winner, best = 0, _key(ctx, order, lead)[:kept]
     for i, play in enumerate(follows, 1):
-        key = _play_key(ctx, led, shapes, order, play)
+        key = _play_key(ctx, led, shapes, order, play, len(lead) > 1)
         if key is not None and key[:kept] > best:
             winner, best = i, key[:kept]
     return winner
@@ -332,7 +342,13 @@ def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset)
     units = lead_units(ctx, lead)
     if ctx.suit[units[0].top] != suit:
         return
-    fmt = _format(units, ctx.follow_shorter_tractors, ctx.throw_tractor_duty, ctx.tractor_duty)
+    fmt = _format(
+        units,
+        ctx.follow_shorter_tractors,
+        ctx.throw_tractor_duty,
+        ctx.tractor_duty,
+        ctx.throw_shape_needs_tractor,
+    )
     table = _tables(ctx).suits[suit]
     cards = _draw(rng, _band(rng, ctx, suit, rng.randint(3, 9)), ruleset.decks, rng.randint(4, 22))
     hand = Counter(cards)
@@ -349,6 +365,10 @@ def test_r_follow_shape_score_is_the_exhaustive_one(seed: int, ruleset: Ruleset)
         got = Counter(play)
         verdict = check_follow(ctx, units, Hand(cards), play)
         lower = exhaustive_score(table, [got[k] for k in table.kinds], fmt)[0] < best[0]
+        # The lead's own shape in its suit is legal with ``same_shape_follow_free`` (LJ LJ BJ BJ
+        # to a trump tractor, which the follow tables' links score as two pairs).
+        if ctx.same_shape_follow_free and _in_led_shape(ctx, units, play):
+            lower = False
         assert (verdict is not None and verdict.code == "FOLLOW_SHAPE") == lower
 
 

@@ -51,6 +51,8 @@ def level_variant(**fields: object) -> Ruleset:
 @pytest.mark.parametrize("ruleset", [CLASSIC, SHUANGSHENG, ANHUI, CHANGSHU], ids=lambda r: r.id)
 def test_new_fields_default_to_the_presets_behaviour(ruleset: Ruleset) -> None:
     assert ruleset.order.tractor_duty and ruleset.throw.allowed
+    order = ruleset.order
+    assert (order.same_shape_follow_free, order.throw_shape_needs_tractor) == (False, False)
     level = ruleset.level
     assert (level.must_play_hold, level.rungs, level.match_points) == (True, (), False)
     assert level.passing_ace is not PassingAce.STOP_AT_ACE
@@ -65,13 +67,18 @@ def test_new_fields_load_from_a_house_variant() -> None:
         {
             "base": "classic",
             "id": "foreign-like",
-            "order": {"tractor_duty": False},
+            "order": {
+                "tractor_duty": False,
+                "same_shape_follow_free": True,
+                "throw_shape_needs_tractor": True,
+            },
             "throw": {"allowed": False},
             "level": {"rungs": ["2", "5", "T", "K", "A"], "must_play_hold": False},
             "bidding": {"held_check": "each_card", "joker_colour_match": True},
         }
     )
     assert not loaded.order.tractor_duty and not loaded.throw.allowed
+    assert loaded.order.same_shape_follow_free and loaded.order.throw_shape_needs_tractor
     assert loaded.level.rungs == ("2", "5", "T", "K", "A")
     assert loaded.bidding.held_check is HeldCheck.EACH_CARD
     with pytest.raises(RulesetError, match="rungs"):

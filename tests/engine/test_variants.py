@@ -32,6 +32,7 @@ from chaodipi.engine.level import level_result
 from chaodipi.engine.order import TrumpContext, trump_context
 from chaodipi.engine.presets import (
     ANHUI,
+    BOTZONE,
     CHANGSHU,
     CLASSIC,
     PRESETS,
@@ -253,6 +254,68 @@ def test_variant_follow_no_tractor_duty_inside_a_throw() -> None:
     # A tractor led on its own keeps its duty.
     tractor = _units(duty, "S5 S5 S6 S6")
     assert check_follow(no_duty, tractor, hand, parse_cards("S8 S8 SJ SJ")) is not None
+
+
+def test_botzone_same_type_follow_not_suit_checked() -> None:
+    # checkLegalMove: a hand with no ♠ pair answers ♠9 ♠9 with ♣7 ♣7, keeping ♠3 ♠5.
+    free = trump_context(BOTZONE, TWO, HEARTS)
+    ours = trump_context(CLASSIC, TWO, HEARTS)
+    pair = _units(ours, "S9 S9")
+    hand = Hand("S3 S5 C7 C7 D4")
+    assert check_follow(free, pair, hand, parse_cards("C7 C7")) is None
+    problem = check_follow(ours, pair, hand, parse_cards("C7 C7"))
+    assert problem is not None and problem.code == "FOLLOW_REVOKE"
+    # A ♠ pair held owes it; another shape than the lead's owes the suit.
+    for cards, tokens in (("S3 S3 S5 C7 C7", "C7 C7"), ("S3 S5 C7 C8 D4", "C7 C8")):
+        problem = check_follow(free, pair, Hand(cards), parse_cards(tokens))
+        assert problem is not None and problem.code == "FOLLOW_REVOKE"
+    # A tractor answers a tractor from a hand holding none of ♠; a ♠ tractor held owes it.
+    tractor = _units(ours, "S9 S9 S8 S8")
+    assert (
+        check_follow(free, tractor, Hand("S3 S3 S5 S5 C7 C7 C8 C8"), parse_cards("C7 C7 C8 C8"))
+        is None
+    )
+    problem = check_follow(
+        free, tractor, Hand("S3 S3 S4 S4 C7 C7 C8 C8"), parse_cards("C7 C7 C8 C8")
+    )
+    assert problem is not None and problem.code == "FOLLOW_REVOKE"
+    # checkWinner takes such a play all of trump as a ruff, one of another side suit never.
+    follows = [parse_cards("C7 C7"), parse_cards("H4 H4"), parse_cards("S3 S5")]
+    assert trick_winner(free, pair, follows) == 2
+    assert trick_winner(free, pair, [parse_cards("C7 C7"), parse_cards("D4 D4")]) == 0
+
+
+def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
+    # checkLegalMove checks a throw's structure only when its largest unit is a tractor.
+    free = trump_context(BOTZONE, TWO, HEARTS)
+    ours = trump_context(CLASSIC, TWO, HEARTS)
+    throw = _units(ours, "SA SA SK")
+    hand = Hand("S3 S3 S5 S6 D4")
+    assert check_follow(free, throw, hand, parse_cards("S3 S5 S6")) is None
+    problem = check_follow(ours, throw, hand, parse_cards("S3 S5 S6"))
+    assert problem is not None and problem.code == "FOLLOW_SHAPE"
+    # The suit is still owed, and a throw holding a tractor keeps its structure duty.
+    problem = check_follow(free, throw, hand, parse_cards("S3 S5 D4"))
+    assert problem is not None and problem.code == "FOLLOW_REVOKE"
+    with_tractor = _units(ours, "SA SA SK SK S9")
+    problem = check_follow(
+        free, with_tractor, Hand("S3 S3 S4 S4 S6 S7 D4"), parse_cards("S3 S3 S4 S6 S7")
+    )
+    assert problem is not None and problem.code == "FOLLOW_SHAPE"
+
+
+def test_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
+    # checkThrow links no jokers: LJ LJ BJ BJ is a tractor led alone, two pairs in a throw.
+    ctx = trump_context(BOTZONE, TWO, HEARTS)
+    assert labels(lead_units(ctx, parse_cards("LJ LJ BJ BJ"))) == ["LJ LJ BJ BJ"]
+    throw = lead_units(ctx, parse_cards("LJ LJ BJ BJ H5"))
+    assert labels(throw) == ["BJ BJ", "LJ LJ", "♥5"]
+    assert kitty_multiplier(BOTZONE, throw) == 4  # the largest unit a pair
+    ours = lead_units(trump_context(CLASSIC, TWO, HEARTS), parse_cards("LJ LJ BJ BJ H5"))
+    assert labels(ours) == ["LJ LJ BJ BJ", "♥5"]
+    # A follower owes the throw no tractor (nor, without one, any pair).
+    hand = Hand("H3 H3 H4 H4 H6 H7 H8 S5")
+    assert check_follow(ctx, throw, hand, parse_cards("H3 H4 H6 H7 H8")) is None
 
 
 def _pair_count(cards: Sequence[int]) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from chaodipi.auditor import audit_game
-from chaodipi.auditor.reading import INCOMPLETE_KEY
+from chaodipi.auditor.reading import INCOMPLETE_KEY, UNSUPPORTED_KEY
 from chaodipi.importers import load_bytes
 from chaodipi.importers.botzone import game_from_botzone
 from chaodipi.v1 import audit_pb2, records_pb2
@@ -268,6 +268,56 @@ def test_r_win_botzone_throw_answers_compared_by_largest_unit_top_only() -> None
     ]
     assert (game.tricks[0].claim.winner, game.tricks[1].leader) == (1, 1)
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
+def test_botzone_same_type_follow_not_suit_checked() -> None:
+    # Trump ♥ at 2: seat 0 leads ♠9 ♠9. Seat 1 holds ♠3 ♠5 but no ♠ pair and ruffs with
+    # ♥4 ♥4; seat 2 holds ♠6 ♠8 and answers ♣7 ♣7. checkLegalMove checks the suit only when
+    # the type differs: the judger accepts both and gives the trick to seat 1 (log[211]).
+    game = _fixture("follow-same-type-off-suit.json")
+    assert [list(p.cards) for p in game.tricks[0].plays][:3] == [
+        ["S9", "S9"],
+        ["H4", "H4"],
+        ["C7", "C7"],
+    ]
+    assert (game.tricks[0].claim.winner, game.tricks[1].leader) == (1, 1)
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
+def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
+    # Trump ♥ at 2: seat 0 throws ♠A ♠A ♠K, which stands; seat 1 holds ♠3 ♠3 ♠5 ♠6 and answers
+    # ♠3 ♠5 ♠6: no tractor in the throw, so the judger checks no structure.
+    game = _fixture("throw-without-tractor-no-pair-duty.json")
+    assert list(game.tricks[0].plays[1].cards) == ["S3", "S5", "S6"]
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
+def test_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
+    # Trump ♥ at 2: seat 0 throws LJ LJ BJ BJ ♥2, two pairs and a single to checkThrow, which
+    # stand; seat 1 holds ♥3 ♥3 ♥4 ♥4 and answers ♥3 ♥4 ♥6 ♥7 ♥8, owing no tractor.
+    game = _fixture("throw-joker-pairs-not-a-tractor.json")
+    assert list(game.tricks[0].plays[0].cards) == ["LJ", "LJ", "BJ", "BJ", "H2"]
+    assert list(game.tricks[0].plays[1].cards) == ["H3", "H4", "H6", "H7", "H8"]
+    assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
+
+
+def test_botzone_side_throw_with_its_level_card_is_unsupported() -> None:
+    # Trump ♥ at 2: seat 0 throws ♠A ♠2, which the judger lets stand (its suit letter is ♠).
+    # No field models the judger's check, penalty and winner for it: the record is unsupported,
+    # naming the trick, rather than a LEAD_MIXED_SUITS the judger never made.
+    game = _fixture("throw-side-suit-with-its-level-card.json")
+    assert game.metadata[UNSUPPORTED_KEY].startswith("trick 1: seat 0 leads ♠A ♠2,")
+    assert _codes(audit_game(game)) == ["UNSUPPORTED"]
+
+
+def test_botzone_bury_of_another_size_than_eight_is_unsupported() -> None:
+    # Seat 0 buries 7 cards (log[201]); the judger takes them and asks for the first lead.
+    # Hands of 25 and a kitty of 8 are the ruleset's: the record is unsupported, naming the
+    # bury, rather than a KITTY_INVALID the judger never made.
+    game = _fixture("bury-of-seven-cards.json")
+    assert len(game.kitty_exchanges[0].buried) == 7
+    assert game.metadata[UNSUPPORTED_KEY].startswith("seat 0 buries 7 cards at $.log[201],")
+    assert _codes(audit_game(game)) == ["UNSUPPORTED"]
 
 
 # --- players (B.4) ------------------------------------------------------------------------------
