@@ -284,9 +284,12 @@ class _Round:
         level = _rank(self.field("rank", "the level played"), f"{at}.rank")
         if "seed" in r:
             game.metadata["godot.seed"] = str(r["seed"])
-        self._deal(game, dealer)
+        # After a counter-bid (v2) the counter-bidder took the dealer's buried cards as a new
+        # bottom and buried again: the log keeps only that second bury (the round is unsupported).
+        countered = bool(r.get("counter_bid_history"))
+        self._deal(game, dealer, countered)
         bid = r.get("bid")
-        if isinstance(bid, dict) and bid.get("type") != "NO_BID":
+        if isinstance(bid, dict) and bid.get("type") != "NO_BID" and not countered:
             # The first valid bid decides the dealer (and so the level) in every round.
             ctx.first_hand = True
             self._bid(game, bid, dealer, level)
@@ -304,13 +307,13 @@ class _Round:
             )
         else:
             self._settlement(game, dealer)
-        if r.get("counter_bid_history"):
+        if countered:
             unsupported.append("a counter-bid (反主, counter_bid_history)")
         if unsupported:
             game.metadata[UNSUPPORTED_KEY] = "; ".join(unsupported)
         return game
 
-    def _deal(self, game: records_pb2.GameRecord, dealer: int) -> None:
+    def _deal(self, game: records_pb2.GameRecord, dealer: int, countered: bool) -> None:
         at = f"{self.path}.debug"
         debug = jp.obj(
             jp.field(self.round, "debug", self.path, "the debug snapshot with the dealt hands"),
@@ -331,6 +334,8 @@ class _Round:
         # deck_manager.gd deals one card a seat in turn from seat 0, whoever deals.
         game.draw_order.first_drawer = 0
         game.draw_order.deck.extend([dealt[k % 4][k // 4] for k in range(4 * size)] + bottom)
+        if countered:
+            return
         with_bottom = _cards(
             jp.field(debug, "hand_with_bottom", at, "the dealer's hand and the bottom"),
             f"{at}.hand_with_bottom",

@@ -431,3 +431,16 @@ def test_r_unit_godot_four_level_cards_in_two_pairs_are_unsupported() -> None:
     trick["plays"][0]["cards"] = ["♠2", "♠2", "♥2", "♥2"]
     [game] = _games(data)
     assert "four_same_is_tractor" in game.metadata[UNSUPPORTED_KEY]
+
+
+def test_r_level_godot_the_competitive_table_and_counter_bids() -> None:
+    # The competitive preset: threshold 100 and its table as bands, mode A bids; rounds 4-6
+    # were counter-bid (反主): unsupported, not bad records (their bury is the second one).
+    result = load(FIXTURES / "game_log_competitive.json")
+    assert result.errors == []
+    games = [r.game for r in result.records]
+    reports = [audit_game(g) for g in games]
+    assert [_codes(r) for r in reports] == [[]] * 3 + [["UNSUPPORTED"]] * 3
+    assert [g.claim.defenders_points for g in games[:3]] == [100, 125, 120]
+    assert {g.claim.level_result.outcome for g in games[:3]} == {records_pb2.OUTCOME_SWAP}
+    assert all("counter-bid" in g.metadata[UNSUPPORTED_KEY] for g in games[3:])
