@@ -444,3 +444,15 @@ def test_r_level_godot_the_competitive_table_and_counter_bids() -> None:
     assert [g.claim.defenders_points for g in games[:3]] == [100, 125, 120]
     assert {g.claim.level_result.outcome for g in games[:3]} == {records_pb2.OUTCOME_SWAP}
     assert all("counter-bid" in g.metadata[UNSUPPORTED_KEY] for g in games[3:])
+
+
+def test_r_bid_godot_the_classic_presets_ai_game_audits_clean() -> None:
+    # Six rounds of AI play under the classic preset (joker bids, dumps allowed, the table of
+    # §3.5): every round not counter-bid audits clean, levels 2-5 and a 公主 (no-trump) bid.
+    result = load(FIXTURES / "game_log_classic.json")
+    assert result.errors == []
+    games = [r.game for r in result.records]
+    codes = [_codes(audit_game(g)) for g in games]
+    assert codes == [[], ["UNSUPPORTED"], [], [], ["UNSUPPORTED"], []]
+    assert [g.claim.defenders_points for g in games] == [120, 90, 55, 55, 140, 90]
+    assert games[5].claim.trump.suit == records_pb2.SUIT_NO_TRUMP
