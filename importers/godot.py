@@ -578,6 +578,7 @@ def _unit_options(game: records_pb2.GameRecord, config: _Config, level: str, tru
             if (
                 p
                 and led
+                and cards
                 and len(lead) >= 4
                 and all(lead.count(c) % 2 == 0 for c in lead)
                 and side_suit(cards[0]) == led
