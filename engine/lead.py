@@ -48,6 +48,7 @@ __all__ = [
 # ``engine.bidding``).
 _SMALLEST: Final = ForcedUnit.SMALLEST
 _LOWEST_TOP: Final = ForcedUnit.LOWEST_TOP
+_LOWEST_CARD: Final = ForcedUnit.LOWEST_CARD
 _ATTEMPT_ORDER: Final = ForcedTie.ATTEMPT_ORDER
 _PENALTY_BY_ATTEMPT: Final = PenaltyBasis.ATTEMPT
 _PENALTY_BY_FORCED_UNIT: Final = PenaltyBasis.FORCED_UNIT
@@ -457,6 +458,11 @@ def _forced_tie(
         return _tied_lowest(
             beaten, lambda u: (u.width * len(u.kinds), strength[u.kinds[-1]], u.width)
         )
+    if rule.forced_unit is _LOWEST_CARD:
+        # One card, the lowest of the whole throw (shengji-godot's _smallest_card): a unit's
+        # lowest card is its first kind.
+        lowest_cards = _tied_lowest(units, lambda u: (strength[u.kinds[0]],))
+        return sorted({set_unit(1, unit.kinds[0]) for unit in lowest_cards}, key=lambda u: u.kinds)
     if rule.forced_unit is _LOWEST_TOP:
         # The whole throw, beaten or not; on equal tops the larger unit comes first, as the
         # 80-fen program lists tractors and pairs before singles.
@@ -523,7 +529,8 @@ def check_throw(
     for unit in units:
         found = len(beats)
         width, kinds = unit.width, unit.kinds
-        if len(kinds) == 1:
+        if len(kinds) == 1 or rule.tractors_as_pairs:
+            # A tractor checked as its pairs falls to a set above its lowest pair.
             held = highest_sets.get(width)
             if held is None:
                 held = highest_sets[width] = _highest_sets(ctx, hands, seats, suit, width)

@@ -337,8 +337,25 @@ GODOT = dataclasses.replace(
     name="shengji-godot (rule_config: no dumps, joker bids, must-play 5 10 K)",
     # card_pattern.gd: no joker or level pair links, but exactly BJ BJ LJ LJ is a tractor;
     # _check_follow_structure asks a follower for pairs only, never a tractor.
-    order=dataclasses.replace(CLASSIC.order, tractor_links=(("BJ", "LJ"),), tractor_duty=False),
-    throw=ThrowRule(allowed=False, penalty_per_card=0),  # allow_dump = false
+    # With allow_dump (rule_config), a dump answers a dump (_structure_matches) and the
+    # highest card decides; a follow owes the dump's pairs, never a tractor.
+    order=dataclasses.replace(
+        CLASSIC.order,
+        tractor_links=(("BJ", "LJ"),),
+        tractor_duty=False,
+        throw_tractor_duty=False,
+        throw_compare=ThrowCompare.ANY_THROW,
+    ),
+    # allow_dump = false; with it (an override), challenge_dump checks each single and pair of
+    # the dump against the others' highest, and a failed dump plays its lowest card, the
+    # first listed of equal ones (_smallest_card), with no penalty.
+    throw=ThrowRule(
+        allowed=False,
+        forced_unit=ForcedUnit.LOWEST_CARD,
+        forced_tie=ForcedTie.ATTEMPT_ORDER,
+        penalty_per_card=0,
+        tractors_as_pairs=True,
+    ),
     # get_bottom_multiplier of the winning play: single 1, pair 2, tractor 2 a pair.
     kitty=KittyRule(single=1, pair=2, triple=2, tractor=2, tractor_per_pair=True),
     level=LevelRule(

@@ -42,6 +42,7 @@ class ForcedUnit(StrEnum):
     SMALLEST = "smallest"  # fewest cards, then lowest (强制出最小牌)
     LOWEST_TOP = "lowest_top"  # the unit with the lowest top of the whole throw, beaten or not
     LOWEST_BEATEN_CARD = "lowest_beaten_card"  # one card: the lowest of the lowest beaten unit
+    LOWEST_CARD = "lowest_card"  # one card: the lowest of the whole throw, beaten or not
 
 
 class ForcedTie(StrEnum):
@@ -63,6 +64,8 @@ class ThrowCompare(StrEnum):
     # earlier play, whatever the smaller units hold (the Botzone judger's checkWinner).
     LARGEST_UNIT_TOP = "largest_unit_top"
     HIGHEST_CARD = "highest_card"  # own canonical units match the throw's; highest card decides
+    # shengji-godot: a play's suit is its first card's, any dump answers a dump, highest card
+    ANY_THROW = "any_throw"
 
 
 class Outcome(StrEnum):
@@ -199,6 +202,8 @@ class ThrowRule:
     """Throws (甩牌): whether they exist, the forced unit, its tie-break and the penalty (R-THROW).
 
     With ``allowed`` false a lead of two or more units is illegal, never a throw.
+    With ``tractors_as_pairs`` a thrown tractor is checked as its pairs: a higher pair held by
+    another seat beats it, as it beats a thrown pair (shengji-godot's ``challenge_dump``).
     ``stake_charge`` names the table-stake charge of a failed throw (``half``: shuangsheng's
     half stake, 底金); each failed throw is one such unit, counted apart from the score.
     """
@@ -209,6 +214,7 @@ class ThrowRule:
     penalty_per_card: int = 10
     penalty_basis: PenaltyBasis = PenaltyBasis.ATTEMPT
     stake_charge: str = ""  # shuangsheng: half the table stake, recorded, not scored
+    tractors_as_pairs: bool = False
 
 
 @dataclass(frozen=True, slots=True)

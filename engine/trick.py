@@ -7,7 +7,9 @@ tractor by its top), the first difference decides, and a later play must be
 strictly higher: among equal cards the first played wins. Under
 ``ThrowCompare.LARGEST_UNIT_TOP`` (the Botzone judger) only the largest unit's top is
 compared. Under ``ThrowCompare.HIGHEST_CARD`` (the 80-fen program) a play answering a throw must
-split canonically into the throw's units, and its single highest card decides. A play of
+split canonically into the throw's units, and its single highest card decides; under
+``ANY_THROW`` (shengji-godot) a play's suit is its first card's, and any play the program
+reads as a dump answers a dump. A play of
 another size than the lead, or holding more copies of a card than the decks have, cannot win.
 
 >>> from chaodipi.engine.presets import CLASSIC
@@ -25,8 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
+from typing import Final
 
-from chaodipi.engine.cards import is_joker
+from chaodipi.engine.cards import LITTLE_JOKER, is_joker
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
 from chaodipi.engine.units import Unit, canonical_split, impossible_play
@@ -293,6 +296,67 @@ def _highest_card_winner(
     return winner
 
 
+# shengji-godot's suit enum (♠ 0, ♥ 1, ♦ 2, ♣ 3) by our suit (S H C D): its sort value ranks a
+# side card by that number, then by rank, so side cards of different suits compare.
+_GODOT_SUIT_NUMBER: Final = (0, 1, 3, 2)
+
+
+def _godot_value(ctx: TrumpContext, k: int) -> int:
+    """shengji-godot's sort value of a card, up to order: trump above every side card."""
+    suit = ctx.suit[k]
+    return ctx.strength[k] if suit == TRUMP else _GODOT_SUIT_NUMBER[suit] * 15 + ctx.step[k]
+
+
+def _answers_dump(ctx: TrumpContext, play: Sequence[int]) -> bool:
+    """Whether shengji-godot reads ``play`` as a dump, the only play that answers a dump.
+
+    Of one suit: two or more units. Of several (the program takes a play's suit from its first
+    card), anything but a tractor by its rank-only reading: pairs of consecutive ranks.
+    """
+    suits = {ctx.suit[k] for k in play}
+    if len(suits) == 1:
+        return len(canonical_split(ctx, play)) >= 2
+    counts = Counter(play)
+    if any(k >= LITTLE_JOKER or n % 2 for k, n in counts.items()) or len(play) < 4:
+        return True
+    ranks = sorted({k % 13 for k in counts})
+    skip = [r for r in range(13) if r != ctx.level]
+    for low, high in pairwise(ranks):
+        if high - low != 1 and not (
+            low in skip and high in skip and skip.index(high) - skip.index(low) == 1
+        ):
+            return True
+    return len(ranks) * 2 != len(play)
+
+
+def _first_card_winner(
+    ctx: TrumpContext, led: int, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
+) -> int:
+    """shengji-godot's ``determine_winner`` for a dump: a follow's suit is its first card's.
+
+    A follow read as a dump (``_answers_dump``) answers, however its cards split; its highest
+    card decides (``_godot_value``, strictly higher). On a side-suit lead the first trump one
+    takes the trick whatever its cards, a later one must be higher, and no play of the led suit
+    comes back after it.
+    """
+    winner, best = 0, max(_godot_value(ctx, k) for u in lead_units for k in u.kinds)
+    trumped = False
+    for i, play in enumerate(follows):
+        if not play or impossible_play(ctx, play) is not None:
+            continue
+        first = ctx.suit[play[0]]
+        if (first == led and trumped) or first not in (led, TRUMP):
+            continue
+        if not _answers_dump(ctx, play):
+            continue
+        top = max(_godot_value(ctx, k) for k in play)
+        if first != led and not trumped:
+            winner, best, trumped = i + 1, top, True
+        elif top > best:
+            winner, best = i + 1, top
+    return winner
+
+
 def trick_winner(
     ctx: TrumpContext, lead_units: Sequence[Unit], follows: Sequence[Sequence[int]]
 ) -> int:
@@ -311,6 +375,8 @@ def trick_winner(
         return _tractor_winner(ctx, led, first, follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
         return _highest_card_winner(ctx, led, lead_units, follows)
+    if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.ANY_THROW:
+        return _first_card_winner(ctx, led, lead_units, follows)
     shapes = Counter(u.shape for u in lead_units)
     order = sorted(shapes, key=_shape_order)
     # LARGEST_UNIT_TOP compares a key's first entry only: the best cut's is the highest top of

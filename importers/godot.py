@@ -51,21 +51,70 @@ _BID_TYPES = {
 _CONFIG_DEFAULTS: dict[str, Any] = {
     "deck_count": 2,
     "trump_mode": 0,
+    "fixed_trump_suit": -1,
     "joker_always_trump": True,
     "trump_joker_color_match": True,
     "bid_requires_joker": True,
     "allow_dump": False,
     "strict_follow_structure": True,
     "four_same_is_tractor": False,
+    "tractor_allow_rank_card": True,
     "upgrade_threshold": 80,
+    "upgrade_step": 1,
+    "upgrade_table": [
+        [0, 0, 3],
+        [1, 0, 2],
+        [40, 0, 1],
+        [80, 1, 0],
+        [120, 1, 1],
+        [160, 1, 2],
+        [200, 1, 3],
+    ],
     "no_skip_enabled": True,
     "no_skip_ranks": [5, 10, 13],
 }
-# Keys the audit of a hand does not depend on: the session's starting rank (each round has
-# its own) and level pairs in tractors (the godot variant links none; see What differs).
-_CONFIG_IGNORED = {"current_rank", "tractor_allow_rank_card"}
-_MODELLED = {"trump_joker_color_match", "bid_requires_joker", "no_skip_enabled", "no_skip_ranks"}
+# Keys the audit of a hand does not depend on: the session's starting rank and first dealer
+# (each round logs its own), where the options came from (v2: base_preset, source,
+# modified_fields; the options themselves are logged), and the sizes deck_count fixes.
+_CONFIG_IGNORED = {
+    "current_rank",
+    "initial_dealer",
+    "base_preset",
+    "source",
+    "modified_fields",
+    "hand_size",
+    "bottom_size",
+    "total_score",
+}
+_MODELLED = {
+    "trump_joker_color_match",
+    "bid_requires_joker",
+    "no_skip_enabled",
+    "no_skip_ranks",
+    "allow_dump",
+    "upgrade_threshold",
+    "upgrade_step",
+    "upgrade_table",
+    # Read per play: a round with a play they make a tractor of is unsupported (_unit_options).
+    "four_same_is_tractor",
+    "tractor_allow_rank_card",
+}
 """The options the importer turns into overrides; any other off its default is unsupported."""
+
+
+def _bands(table: list[list[int]], step: int) -> list[dict[str, Any]] | None:
+    """Level bands (docs/rules.md R-LEVEL) of an upgrade table: each row from its threshold,
+    rounded up to the 5 points scores come in, to the next row's; ``step`` times its levels."""
+    rows = sorted(table)
+    bands: list[dict[str, Any]] = []
+    for i, (threshold, side, levels) in enumerate(rows):
+        lo = -(-threshold // 5) * 5
+        hi = -(-rows[i + 1][0] // 5) * 5 - 5 if i + 1 < len(rows) else None
+        if hi is not None and hi < lo:
+            return None  # two rows within one step of 5 points: the later one never applies
+        outcome = "dealer_up" if side == 0 else "defenders_up" if levels else "swap"
+        bands.append({"lo": lo, "hi": hi, "outcome": outcome, "levels": levels * step})
+    return bands
 
 
 def card_token(text: Any, path: str) -> str:
@@ -126,7 +175,20 @@ class _Config:
                 f"rule_config {', '.join(other)}: the godot variant models the terminal host's "
                 "rules only"
             )
+        self.four_same: bool = values["four_same_is_tractor"]
+        self.rank_links: bool = values["tractor_allow_rank_card"]
         changes: dict[str, dict[str, Any]] = {}
+        if values["allow_dump"]:
+            # The preset holds the dump rules (challenge_dump, _smallest_card); only the switch.
+            changes["throw"] = {"allowed": True}
+        table = self._level_table(values, where)
+        if table is None:
+            self.unsupported.append(
+                "rule_config upgrade_table, upgrade_threshold: a table that does not start at 0 "
+                "or whose first attackers' row is not the threshold cannot be said as level bands"
+            )
+        elif table != _bands(_CONFIG_DEFAULTS["upgrade_table"], 1):
+            changes["level"] = {"bands": table}
         ranks = jp.array(values["no_skip_ranks"], f"{where}.no_skip_ranks")
         must_play = (
             sorted(
@@ -137,7 +199,7 @@ class _Config:
             else []
         )
         if tuple(must_play) != GODOT.level.must_play:
-            changes["level"] = {"must_play": must_play}
+            changes.setdefault("level", {})["must_play"] = must_play
         bidding: dict[str, Any] = {}
         if not values["bid_requires_joker"]:
             # Mode A: one level card or a level pair of a suit, or a joker pair (公主).
@@ -148,6 +210,31 @@ class _Config:
         if bidding:
             changes["bidding"] = bidding
         self.overrides = json.dumps(changes, sort_keys=True) if changes else ""
+
+    @staticmethod
+    def _level_table(values: dict[str, Any], where: str) -> list[dict[str, Any]] | None:
+        """``upgrade_table`` × ``upgrade_step`` as level bands, if they can say it.
+
+        upgrade_settlement.gd takes the row with the highest threshold the attackers reach;
+        ``upgrade_threshold`` alone decides the dealer's loss (RuleConfig.validate keeps it the
+        first attackers' row, the only table bands can say).
+        """
+        rows = jp.array(values["upgrade_table"], f"{where}.upgrade_table")
+        table = []
+        for i, row in enumerate(rows):
+            at = f"{where}.upgrade_table[{i}]"
+            cells = jp.array(row, at)
+            if len(cells) < 3:
+                raise RecordError(at, "expected [threshold, side, levels]")
+            threshold = jp.integer(cells[0], f"{at}[0]", 0)
+            side = jp.integer(cells[1], f"{at}[1]", 0, 1)
+            table.append([threshold, side, jp.integer(cells[2], f"{at}[2]", 0)])
+        step = jp.integer(values["upgrade_step"], f"{where}.upgrade_step", 1)
+        attackers = [t for t, side, _ in table if side == 1]
+        threshold = jp.integer(values["upgrade_threshold"], f"{where}.upgrade_threshold")
+        if not table or min(t for t, _, _ in table) != 0 or min(attackers, default=-1) != threshold:
+            return None
+        return _bands(table, step)
 
 
 class _Round:
@@ -168,8 +255,18 @@ class _Round:
 
     def game(self, record_id: str) -> records_pb2.GameRecord:
         r, at, config = self.round, self.path, self.config
+        overrides = config.overrides
+        if r.get("bid", {}) is None and not r.get("bid_history"):
+            # No bidding at all (a deal the program's scenarios set up, v2 ``bid: null``): the
+            # logged trump and dealer were given, not bid.
+            changes = json.loads(overrides or "{}")
+            changes["bidding"] = changes.get("bidding", {}) | {
+                "fallback_first_hand": "recorded",
+                "fallback_later_hands": "recorded",
+            }
+            overrides = json.dumps(changes, sort_keys=True)
         game = records_pb2.GameRecord(
-            record_id=record_id, ruleset=GODOT.id, ruleset_overrides_json=config.overrides
+            record_id=record_id, ruleset=GODOT.id, ruleset_overrides_json=overrides
         )
         game.players.extend(
             records_pb2.Player(id=f"godot:seat{s}", display_name=f"{_DIRECTIONS[s]} (seat {s})")
@@ -187,9 +284,12 @@ class _Round:
         level = _rank(self.field("rank", "the level played"), f"{at}.rank")
         if "seed" in r:
             game.metadata["godot.seed"] = str(r["seed"])
-        self._deal(game, dealer)
+        # After a counter-bid (v2) the counter-bidder took the dealer's buried cards as a new
+        # bottom and buried again: the log keeps only that second bury (the round is unsupported).
+        countered = bool(r.get("counter_bid_history"))
+        self._deal(game, dealer, countered)
         bid = r.get("bid")
-        if isinstance(bid, dict) and bid.get("type") != "NO_BID":
+        if isinstance(bid, dict) and bid.get("type") != "NO_BID" and not countered:
             # The first valid bid decides the dealer (and so the level) in every round.
             ctx.first_hand = True
             self._bid(game, bid, dealer, level)
@@ -198,7 +298,7 @@ class _Round:
         game.claim.trump.suit = _TRUMPS[trump]
         self._tricks(game)
         unsupported = list(config.unsupported)
-        unmodelled = self._rank_tractor(level, trump)
+        unmodelled = self._rank_tractor(level, trump) or _unit_options(game, config, level, trump)
         if unmodelled:
             unsupported.append(unmodelled)
         if r.get("_in_progress") is True:
@@ -207,13 +307,13 @@ class _Round:
             )
         else:
             self._settlement(game, dealer)
-        if r.get("counter_bid_history"):
+        if countered:
             unsupported.append("a counter-bid (反主, counter_bid_history)")
         if unsupported:
             game.metadata[UNSUPPORTED_KEY] = "; ".join(unsupported)
         return game
 
-    def _deal(self, game: records_pb2.GameRecord, dealer: int) -> None:
+    def _deal(self, game: records_pb2.GameRecord, dealer: int, countered: bool) -> None:
         at = f"{self.path}.debug"
         debug = jp.obj(
             jp.field(self.round, "debug", self.path, "the debug snapshot with the dealt hands"),
@@ -234,6 +334,8 @@ class _Round:
         # deck_manager.gd deals one card a seat in turn from seat 0, whoever deals.
         game.draw_order.first_drawer = 0
         game.draw_order.deck.extend([dealt[k % 4][k // 4] for k in range(4 * size)] + bottom)
+        if countered:
+            return
         with_bottom = _cards(
             jp.field(debug, "hand_with_bottom", at, "the dealer's hand and the bottom"),
             f"{at}.hand_with_bottom",
@@ -320,6 +422,7 @@ class _Round:
                     seat=_seat(jp.field(play, "seat", play_at, "a seat"), f"{play_at}.seat"),
                     cards=_cards(jp.field(play, "cards", play_at, "the cards"), f"{play_at}.cards"),
                 )
+            self._failed_dump(trick, t)
             if len(plays) < 4:
                 continue  # a trick in progress: nothing claimed yet
             trick.claim.winner = _seat(
@@ -331,6 +434,25 @@ class _Round:
                 0,
                 jp.INT32,
             )
+
+    def _failed_dump(self, trick: records_pb2.Trick, index: int) -> None:
+        """The dump a lead attempted, when ``dump_failures`` (v2) says it failed there."""
+        at = f"{self.path}.dump_failures"
+        for n, raw in enumerate(jp.array(self.round.get("dump_failures") or [], at)):
+            where = f"{at}[{n}]"
+            failure = jp.obj(raw, where)
+            number = jp.integer(jp.field(failure, "trick_num", where, "a trick number"), where)
+            if number != index + 1:
+                continue
+            lead = trick.plays[0] if trick.plays else None
+            seat = _seat(jp.field(failure, "seat", where, "the seat"), f"{where}.seat")
+            played = card_token(jp.field(failure, "played", where, "a card"), f"{where}.played")
+            if lead is None or lead.seat != seat or list(lead.cards) != [played]:
+                raise RecordError(
+                    where, f"expected trick {number} to be led by seat {seat} with {played}"
+                )
+            attempted = jp.field(failure, "attempted", where, "the attempted dump")
+            lead.attempted.extend(_cards(attempted, f"{where}.attempted"))
 
     def _rank_tractor(self, level: str, trump: int) -> str:
         """A play the program calls a tractor that the variant reads otherwise, if any.
@@ -412,6 +534,62 @@ class _Round:
         at = f"{self.rounds_path}[{self.index + 1}].team_ranks"
         ranks = jp.array(following["team_ranks"], at, 2)
         return [jp.integer(r, f"{at}[{i}]", 2, 14) - 2 for i, r in enumerate(ranks)]
+
+
+def _unit_options(game: records_pb2.GameRecord, config: _Config, level: str, trump: int) -> str:
+    """A play the program reads in a way the variant cannot say, if any (What differs).
+
+    card_pattern.gd makes a tractor of four level cards in two pairs (``four_same_is_tractor``)
+    and links a level pair by rank with a trump pair of the next rank (``tractor_allow_rank_card``);
+    play_validator.gd takes a follow's suit from its first card, so a follow of a tractor listed
+    led suit first but holding other cards is compared by its highest card (for a dump,
+    ``ThrowCompare.ANY_THROW`` says it).
+    """
+    suit = _TRUMP_TOKENS[trump]
+    at = RANK_LETTERS.index(level)
+    near = {RANK_LETTERS[i] for i in (at - 1, at + 1) if 0 <= i < len(RANK_LETTERS)}
+
+    def side_suit(card: str) -> str:
+        return "" if card in ("LJ", "BJ") or card[1] == level or card[0] == suit else card[0]
+
+    for t, trick in enumerate(game.tricks):
+        for p, play in enumerate(trick.plays):
+            for cards in (list(play.cards), list(play.attempted)):
+                pairs = {c for c in cards if cards.count(c) >= 2}
+                level_pairs = {c for c in pairs if c[1] == level and c not in ("LJ", "BJ")}
+                if not level_pairs:
+                    continue
+                if config.four_same and len(cards) == 4 and len(level_pairs) == 2:
+                    return (
+                        f"trick {t + 1}: {' '.join(cards)} is a tractor for the program "
+                        "(four_same_is_tractor), which the godot variant cannot say"
+                    )
+                if config.rank_links and any(c[0] == suit and c[1] in near for c in pairs):
+                    return (
+                        f"trick {t + 1}: {' '.join(cards)} holds a level pair the program links "
+                        "by rank with a trump pair (tractor_allow_rank_card), which the godot "
+                        "variant cannot say"
+                    )
+            lead = list(trick.plays[0].cards)
+            led = side_suit(lead[0]) if lead else ""
+            cards = list(play.cards)
+            # A dump's follows are compared as the program does (ThrowCompare.ANY_THROW); a
+            # tractor's (a lead of pairs only) are not.
+            if (
+                p
+                and led
+                and cards
+                and len(lead) >= 4
+                and all(lead.count(c) % 2 == 0 for c in lead)
+                and side_suit(cards[0]) == led
+                and any(side_suit(c) != led for c in cards)
+            ):
+                return (
+                    f"trick {t + 1}: seat {play.seat}'s follow {' '.join(cards)} lists a led-suit "
+                    "card first and holds others; the program takes its suit from that card and "
+                    "compares its highest card, which the godot variant cannot say"
+                )
+    return ""
 
 
 def is_godot_log(value: Any) -> bool:

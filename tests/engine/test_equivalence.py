@@ -250,6 +250,9 @@ def exhaustive_score(
 # --- Generated plays ---
 
 RULESETS = sorted(PRESETS.values(), key=lambda r: r.id)
+# The trick comparisons the old code had: godot's first-card rule for dumps came after it
+# (tests/engine/test_throw.py holds its cases).
+OLD_COMPARE_RULESETS = [r for r in RULESETS if r.order.throw_compare is not ThrowCompare.ANY_THROW]
 
 
 def _context(rng: random.Random, ruleset: Ruleset) -> TrumpContext:
@@ -305,7 +308,7 @@ def _trick(rng: random.Random, ruleset: Ruleset) -> tuple[TrumpContext, list[int
 
 
 @settings(max_examples=400, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(RULESETS))
+@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(OLD_COMPARE_RULESETS))
 def test_r_win_winner_is_the_exhaustive_ones(seed: int, ruleset: Ruleset) -> None:
     rng = random.Random(seed)
     ctx, lead, follows = _trick(rng, ruleset)

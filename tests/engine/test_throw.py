@@ -15,6 +15,7 @@ from chaodipi.engine.lead import check_throw, lead_units
 from chaodipi.engine.order import TrumpContext, trump_context
 from chaodipi.engine.presets import ANHUI, CHANGSHU, CLASSIC, SHUANGSHENG, ruleset_from_mapping
 from chaodipi.engine.ruleset import ForcedTie, ForcedUnit, Ruleset, RulesetError
+from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import canonical_split
 
 LEVEL2 = rank_index("2")
@@ -253,3 +254,56 @@ def test_r_throw_force_tie_the_presets_accept_any_tied_unit(ruleset: Ruleset) ->
         RulesetError, match=r"throw\.forced_tie: expected one of any, attempt_order"
     ):
         ruleset_from_mapping({"base": ruleset.id, "throw": {"forced_tie": "first"}})
+
+
+# --- shengji-godot's dumps (challenge_dump, determine_winner) ----------------------------------
+
+GODOT_DUMPS = ruleset_from_mapping({"base": "godot", "throw": {"allowed": True}})
+GODOT_CTX = trump_context(GODOT_DUMPS, LEVEL2, SPADES)
+
+
+def test_r_throw_check_godot_tractor_falls_to_a_pair_above_its_lowest() -> None:
+    # challenge_dump checks a dump's pairs one by one: ♣9 ♣9 over ♣8 ♣8 beats ♣7♣7♣8♣8.
+    table = hands("C7 C7 C8 C8 CA", "C9 C9 C3", "C4", "C5")
+    verdict = check_throw(GODOT_CTX, GODOT_DUMPS.throw, 0, parse_cards("C7 C7 C8 C8 CA"), table)
+    assert not verdict.stands
+    assert [(b.unit.label(), b.by.label()) for b in verdict.beaten] == [("♣7 ♣7 ♣8 ♣8", "♣9 ♣9")]
+    # The classic check asks for a tractor to beat a tractor.
+    classic = check_throw(CTX, CLASSIC.throw, 0, parse_cards("C7 C7 C8 C8 CA"), table)
+    assert classic.stands
+
+
+def test_r_throw_force_godot_plays_the_lowest_card_of_the_dump() -> None:
+    # _smallest_card: the lowest card of the whole dump, beaten or not (♣K is the one beaten).
+    table = hands("CK C3 C3", "CA", "C2", "S5")
+    verdict = check_throw(GODOT_CTX, GODOT_DUMPS.throw, 0, parse_cards("CK C3 C3"), table)
+    assert [u.label() for u in verdict.forced_options] == ["♣3"]
+    assert verdict.penalty == 0
+    # Equal cards (other suits' level cards): the first listed.
+    table = hands("C2 H2 LJ", "BJ", "S5", "S6")
+    for attempt, picked in (("C2 H2 LJ", "♣2"), ("LJ H2 C2", "♥2")):
+        verdict = check_throw(GODOT_CTX, GODOT_DUMPS.throw, 0, parse_cards(attempt), table)
+        assert [u.label() for u in verdict.forced_options] == [picked]
+
+
+def _godot_winner(lead: str, *follows: str) -> int:
+    units = lead_units(GODOT_CTX, parse_cards(lead))
+    return trick_winner(GODOT_CTX, units, [parse_cards(f) for f in follows])
+
+
+def test_r_win_godot_a_follow_takes_its_suit_from_its_first_card() -> None:
+    # game_log_dump_enforced.json trick 5: ♥5 ♥9 ♣6 answers ♥A ♥A ♥K and wins, the program
+    # ranking side suits ♠ < ♥ < ♦ < ♣ by its sort values.
+    assert _godot_winner("HA HA HK", "H3 H4 H4", "H5 H9 C6", "D3 D3 D4") == 2
+    # Listed club first, the same cards are a discard.
+    assert _godot_winner("HA HA HK", "H3 H4 H4", "C6 H5 H9", "D3 D3 D4") == 0
+
+
+def test_r_win_godot_any_dump_answers_a_dump_and_the_first_trump_one_takes_it() -> None:
+    # A same-suit dump of another shape with a higher card wins; a pair of trumps (not a dump)
+    # does not trump two singles; the first trump dump takes the trick, a later one must be higher.
+    assert _godot_winner("D10 D8 D7", "DQ DQ DK") == 1
+    assert _godot_winner("DA DK", "S3 S3") == 0
+    assert _godot_winner("DA DK", "S3 S4", "SA SK", "S5 S6") == 2
+    # Pairs of consecutive ranks are a tractor for the program, not a dump, in any suits.
+    assert _godot_winner("DA DK DQ DJ", "D3 D3 C4 C4") == 0

@@ -241,8 +241,8 @@ def test_colour_rule_off_and_other_must_play_ranks_are_overrides() -> None:
 @pytest.mark.parametrize(
     ("config", "named"),
     [
-        ({"allow_dump": True}, "rule_config allow_dump = true"),
-        ({"upgrade_threshold": 100}, "rule_config upgrade_threshold = 100"),
+        ({"fixed_trump_suit": 1}, "rule_config fixed_trump_suit = 1"),
+        ({"upgrade_threshold": 100}, "rule_config upgrade_table, upgrade_threshold: a table"),
         ({"trump_mode": 3}, "rule_config trump_mode = 3"),
         ({"joker_always_trump": False}, "rule_config joker_always_trump = false"),
         ({"strict_follow_structure": False}, "rule_config strict_follow_structure = false"),
@@ -257,6 +257,23 @@ def test_unmodelled_rule_config_is_unsupported_naming_it(
         report = audit_game(game)
         assert _codes(report) == ["UNSUPPORTED"]
         assert report.findings[0].message.startswith(named)
+
+
+def test_upgrade_table_and_step_are_level_bands() -> None:
+    # The competitive preset's table (rule_config.gd), and quick's step of 2.
+    table = [[0, 0, 3], [1, 0, 2], [50, 0, 1], [100, 1, 0], [150, 1, 1], [200, 1, 2], [250, 1, 3]]
+    game = _games(_log(upgrade_threshold=100, upgrade_table=table, upgrade_step=2))[0]
+    bands = json.loads(game.ruleset_overrides_json)["level"]["bands"]
+    assert [(b["lo"], b["hi"], b["outcome"], b["levels"]) for b in bands] == [
+        (0, 0, "dealer_up", 6),
+        (5, 45, "dealer_up", 4),
+        (50, 95, "dealer_up", 2),
+        (100, 145, "swap", 0),
+        (150, 195, "defenders_up", 2),
+        (200, 245, "defenders_up", 4),
+        (250, None, "defenders_up", 6),
+    ]
+    assert UNSUPPORTED_KEY not in game.metadata
 
 
 def test_a_counter_bid_is_unsupported() -> None:
@@ -353,3 +370,89 @@ def test_a_round_nobody_bid_is_no_trump_dealt_by_the_designated_dealer() -> None
     assert (game.context.first_hand, game.context.dealer, list(game.bids)) == (False, 1, [])
     computed = audit_game(game).computed
     assert (computed.dealer, computed.trump.suit) == (1, records_pb2.SUIT_NO_TRUMP)
+
+
+# --- the program's own test logs (tools/tests/fixtures, v2) --------------------------------------
+
+
+def _program_log(name: str) -> tuple[records_pb2.GameRecord, audit_pb2.AuditReport]:
+    result = load(FIXTURES / f"game_log_{name}.json")
+    assert result.errors == []
+    [record] = result.records
+    return record.game, audit_game(record.game)
+
+
+def test_r_throw_godot_dumps_the_program_enforced_audit_clean() -> None:
+    # allow_dump: nine dumps failed (dump_failures) and their lowest card was played; seat 3's
+    # ♥5 ♥9 ♣6 takes trick 5 by its first card's suit and highest card, as the program says.
+    game, report = _program_log("dump_enforced")
+    assert _codes(report) == []
+    assert json.loads(game.ruleset_overrides_json)["throw"] == {"allowed": True}
+    failed = [
+        (t + 1, list(p.attempted), list(p.cards))
+        for t, trick in enumerate(game.tricks)
+        for p in trick.plays
+        if p.attempted
+    ]
+    assert len(failed) == 9
+    assert failed[0] == (1, ["DA", "DJ", "DT"], ["DT"])
+    assert (game.tricks[4].claim.winner, game.claim.defenders_points) == (3, 170)
+
+
+def test_r_throw_godot_a_dump_the_program_let_stand_is_not_enforced() -> None:
+    # Written before the program checked dumps; its validator finds dump_not_biggest.
+    _, report = _program_log("dump_illegal_legacy")
+    assert [(f.code, f.position.trick) for f in report.findings] == [
+        ("THROW_NOT_ENFORCED", 0),
+        ("THROW_NOT_ENFORCED", 1),
+        ("THROW_NOT_ENFORCED", 3),
+        ("THROW_NOT_ENFORCED", 5),
+    ]
+
+
+def test_r_follow_shape_godot_pairs_owed_in_a_deal_without_bidding_audit_clean() -> None:
+    # strict_follow_structure with pairs led; no bidding (bid null): the logged trump stands.
+    game, report = _program_log("strict_follow")
+    assert _codes(report) == []
+    assert game.claim.trump.suit == records_pb2.SUIT_SPADES
+    assert json.loads(game.ruleset_overrides_json)["bidding"]["fallback_first_hand"] == "recorded"
+
+
+def test_r_unit_godot_a_level_pair_linked_by_rank_is_unsupported() -> None:
+    # tractor_allow_rank_card: ♠5♠5♠6♠6♠7♠7 at level 5 is a tractor for the program.
+    game, report = _program_log("tractor_rank")
+    assert _codes(report) == ["UNSUPPORTED"]
+    assert "trick 1" in game.metadata[UNSUPPORTED_KEY]
+
+
+def test_r_unit_godot_four_level_cards_in_two_pairs_are_unsupported() -> None:
+    data = json.loads((FIXTURES / "game_log_strict_follow.json").read_text())
+    trick = _round(data, 1)["tricks"][1]  # ♠9♠9 led, seat 1 follows ♣2♣2
+    trick["plays"][0]["cards"] = ["♠2", "♠2", "♥2", "♥2"]
+    [game] = _games(data)
+    assert "four_same_is_tractor" in game.metadata[UNSUPPORTED_KEY]
+
+
+def test_r_level_godot_the_competitive_table_and_counter_bids() -> None:
+    # The competitive preset: threshold 100 and its table as bands, mode A bids; rounds 4-6
+    # were counter-bid (反主): unsupported, not bad records (their bury is the second one).
+    result = load(FIXTURES / "game_log_competitive.json")
+    assert result.errors == []
+    games = [r.game for r in result.records]
+    reports = [audit_game(g) for g in games]
+    assert [_codes(r) for r in reports] == [[]] * 3 + [["UNSUPPORTED"]] * 3
+    assert [g.claim.defenders_points for g in games[:3]] == [100, 125, 120]
+    assert {g.claim.level_result.outcome for g in games[:3]} == {records_pb2.OUTCOME_SWAP}
+    assert all("counter-bid" in g.metadata[UNSUPPORTED_KEY] for g in games[3:])
+
+
+def test_r_bid_godot_the_classic_presets_ai_game_audits_clean() -> None:
+    # Six rounds of AI play under the classic preset (joker bids, dumps allowed, the table of
+    # §3.5): every round not counter-bid audits clean, levels 2-5 and a 公主 (no-trump) bid.
+    result = load(FIXTURES / "game_log_classic.json")
+    assert result.errors == []
+    games = [r.game for r in result.records]
+    codes = [_codes(audit_game(g)) for g in games]
+    assert codes == [[], ["UNSUPPORTED"], [], [], ["UNSUPPORTED"], []]
+    assert [g.claim.defenders_points for g in games] == [120, 90, 55, 55, 140, 90]
+    assert games[5].claim.trump.suit == records_pb2.SUIT_NO_TRUMP
