@@ -224,7 +224,7 @@ def test_r_follow_legal_follows_are_every_legal_follow(ruleset: str, seed: int, 
         )
 
 
-def test_botzone_same_type_follow_not_suit_checked_among_legal_follows() -> None:
+def test_r_follow_suit_botzone_same_type_follow_not_suit_checked_among_legal_follows() -> None:
     # ♠3 ♠5 and no ♠ pair: ♣7 ♣7 and ♥4 ♥4 (trump) answer ♠9 ♠9 as freely as ♠3 ♠5.
     game = _game("H", "", ruleset="botzone")
     counts = [0] * KINDS

@@ -174,7 +174,7 @@ def test_variant_throw_force_lowest_beaten_card_of_a_tractor_is_its_lowest() -> 
     assert verdict.forced == Unit(1, tuple(parse_cards("S5")))
 
 
-def test_variant_throw_force_lowest_beaten_card_ties_tops_of_any_shape() -> None:
+def test_r_throw_force_tie_lowest_beaten_card_ties_tops_of_any_shape() -> None:
     # Trumps ♥ at 2: ♣2♣2 (beaten by LJ LJ) and ♠2 (beaten by BJ) have tops of equal order;
     # one card of either may be forced, as the Botzone judger looks at the tops alone.
     table = hands("C2 C2 S2", "LJ LJ BJ", "S5", "S6")
@@ -256,7 +256,7 @@ def test_variant_follow_no_tractor_duty_inside_a_throw() -> None:
     assert check_follow(no_duty, tractor, hand, parse_cards("S8 S8 SJ SJ")) is not None
 
 
-def test_botzone_same_type_follow_not_suit_checked() -> None:
+def test_r_follow_suit_botzone_same_type_follow_not_suit_checked() -> None:
     # checkLegalMove: a hand with no ♠ pair answers ♠9 ♠9 with ♣7 ♣7, keeping ♠3 ♠5.
     free = trump_context(BOTZONE, TWO, HEARTS)
     ours = trump_context(CLASSIC, TWO, HEARTS)
@@ -285,7 +285,7 @@ def test_botzone_same_type_follow_not_suit_checked() -> None:
     assert trick_winner(free, pair, [parse_cards("C7 C7"), parse_cards("D4 D4")]) == 0
 
 
-def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
+def test_r_follow_shape_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
     # checkLegalMove checks a throw's structure only when its largest unit is a tractor.
     free = trump_context(BOTZONE, TWO, HEARTS)
     ours = trump_context(CLASSIC, TWO, HEARTS)
@@ -304,7 +304,7 @@ def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
     assert problem is not None and problem.code == "FOLLOW_SHAPE"
 
 
-def test_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
+def test_r_unit_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
     # checkThrow links no jokers: LJ LJ BJ BJ is a tractor led alone, two pairs in a throw.
     ctx = trump_context(BOTZONE, TWO, HEARTS)
     assert labels(lead_units(ctx, parse_cards("LJ LJ BJ BJ"))) == ["LJ LJ BJ BJ"]
@@ -397,7 +397,7 @@ def test_variant_trick_throw_compared_by_highest_card() -> None:
     assert trick_winner(highest, lead, plays[1:]) == 1  # the single highest card decides
 
 
-def test_variant_trick_throw_compared_by_largest_unit_top() -> None:
+def test_r_win_botzone_throw_compared_by_largest_unit_top() -> None:
     # ♠K ♠Q thrown, trumps ♥: ♥A ♥3 and ♥A ♥5 tie on their largest unit's top (♥A); under
     # largest_unit_top the earlier play keeps the trick, under largest_unit ♥5 beats ♥3.
     plays = [parse_cards(p) for p in ("SK SQ", "HA H3", "HA H5", "S3 S4")]

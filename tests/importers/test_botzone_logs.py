@@ -270,7 +270,7 @@ def test_r_win_botzone_throw_answers_compared_by_largest_unit_top_only() -> None
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
-def test_botzone_same_type_follow_not_suit_checked() -> None:
+def test_r_follow_suit_botzone_same_type_follow_not_suit_checked() -> None:
     # Trump ♥ at 2: seat 0 leads ♠9 ♠9. Seat 1 holds ♠3 ♠5 but no ♠ pair and ruffs with
     # ♥4 ♥4; seat 2 holds ♠6 ♠8 and answers ♣7 ♣7. checkLegalMove checks the suit only when
     # the type differs: the judger accepts both and gives the trick to seat 1 (log[211]).
@@ -284,7 +284,7 @@ def test_botzone_same_type_follow_not_suit_checked() -> None:
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
-def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
+def test_r_follow_shape_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
     # Trump ♥ at 2: seat 0 throws ♠A ♠A ♠K, which stands; seat 1 holds ♠3 ♠3 ♠5 ♠6 and answers
     # ♠3 ♠5 ♠6: no tractor in the throw, so the judger checks no structure.
     game = _fixture("throw-without-tractor-no-pair-duty.json")
@@ -292,7 +292,7 @@ def test_botzone_throw_of_pairs_and_singles_owes_no_pairs() -> None:
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
-def test_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
+def test_r_unit_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
     # Trump ♥ at 2: seat 0 throws LJ LJ BJ BJ ♥2, two pairs and a single to checkThrow, which
     # stand; seat 1 holds ♥3 ♥3 ♥4 ♥4 and answers ♥3 ♥4 ♥6 ♥7 ♥8, owing no tractor.
     game = _fixture("throw-joker-pairs-not-a-tractor.json")
@@ -301,7 +301,7 @@ def test_botzone_joker_pairs_inside_a_throw_are_no_tractor() -> None:
     assert _codes(audit_game(game)) == ["RECORD_INCOMPLETE"]
 
 
-def test_botzone_side_throw_with_its_level_card_is_unsupported() -> None:
+def test_r_lead_botzone_side_throw_with_its_level_card_is_unsupported() -> None:
     # Trump ♥ at 2: seat 0 throws ♠A ♠2, which the judger lets stand (its suit letter is ♠).
     # No field models the judger's check, penalty and winner for it: the record is unsupported,
     # naming the trick, rather than a LEAD_MIXED_SUITS the judger never made.
@@ -310,7 +310,7 @@ def test_botzone_side_throw_with_its_level_card_is_unsupported() -> None:
     assert _codes(audit_game(game)) == ["UNSUPPORTED"]
 
 
-def test_botzone_bury_of_another_size_than_eight_is_unsupported() -> None:
+def test_r_kitty_botzone_bury_of_another_size_than_eight_is_unsupported() -> None:
     # Seat 0 buries 7 cards (log[201]); the judger takes them and asks for the first lead.
     # Hands of 25 and a kitty of 8 are the ruleset's: the record is unsupported, naming the
     # bury, rather than a KITTY_INVALID the judger never made.

@@ -259,7 +259,7 @@ def test_unmodelled_rule_config_is_unsupported_naming_it(
         assert report.findings[0].message.startswith(named)
 
 
-def test_upgrade_table_and_step_are_level_bands() -> None:
+def test_r_level_godot_upgrade_table_and_step_are_level_bands() -> None:
     # The competitive preset's table (rule_config.gd), and quick's step of 2.
     table = [[0, 0, 3], [1, 0, 2], [50, 0, 1], [100, 1, 0], [150, 1, 1], [200, 1, 2], [250, 1, 3]]
     game = _games(_log(upgrade_threshold=100, upgrade_table=table, upgrade_step=2))[0]
