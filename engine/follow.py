@@ -37,7 +37,6 @@ from chaodipi.engine.cards import (
     Cards,
     Counts,
     Hand,
-    is_joker,
     label_cards,
 )
 from chaodipi.engine.lead import describe_lead, suit_label
@@ -148,15 +147,8 @@ def _build_tables(ctx: TrumpContext) -> _Tables:
         slot = {k: i for i, k in enumerate(kinds)}
         for k, i in slot.items():
             slot_of[k] = i
-        # With ``joker_tractor_alone`` a hand's jokers owe no tractor: their link is dropped.
-        up = tuple(
-            tuple(
-                slot[n]
-                for n in ctx.link_up[k]
-                if not (ctx.joker_tractor_alone and (is_joker(k) or is_joker(n)))
-            )
-            for k in kinds
-        )
+        # A follow's links (with ``joker_tractor_alone`` a hand's jokers owe no tractor).
+        up = tuple(tuple(slot[n] for n in ctx.follow_link_up[k]) for k in kinds)
         cheap = tuple(sorted(range(len(kinds)), key=lambda i: (POINTS[kinds[i]] > 0, i)))
         suits.append(_SuitTable(s, kinds, up, cheap, _getter(kinds)))
     discard = tuple(

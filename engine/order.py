@@ -25,6 +25,7 @@ from chaodipi.engine.cards import (
     LITTLE_JOKER,
     RANK_LETTERS,
     SUIT_LETTERS,
+    is_joker,
     kind_of,
     rank_index,
 )
@@ -49,7 +50,9 @@ class TrumpContext:
     each step of effective suit ``s``, low to high, and ``kinds[s]`` those kinds in that
     order, in one tuple; ``kinds_down[s]`` them from the highest step down, each step's kinds
     in its order (where a search for a seat's highest card starts); ``link_up[k]`` the kinds
-    on the next step whose pairs extend a tractor from a pair of ``k``.
+    on the next step whose pairs extend a tractor from a pair of ``k``, and
+    ``follow_link_up[k]`` those that do inside a throw and in a follow (its duty, a throw's
+    answers): the same but for the jokers' under ``joker_tractor_alone``.
     ``decks`` is how many copies of each card exist: a play holding more is impossible and is
     rejected before any search (R-LEAD, R-WIN).
     ``follow_shorter_tractors``, ``throw_tractor_duty``, ``tractor_duty``,
@@ -67,6 +70,7 @@ class TrumpContext:
     kinds: tuple[tuple[int, ...], ...]
     kinds_down: tuple[tuple[int, ...], ...]
     link_up: tuple[tuple[int, ...], ...]
+    follow_link_up: tuple[tuple[int, ...], ...]
     is_trump: tuple[bool, ...]
     decks: int = 2
     follow_shorter_tractors: bool = False
@@ -154,6 +158,13 @@ def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> Trump
             suit[k], step[k] = TRUMP, i
             link_up[k] = upper[0] if linked and upper is not None else ()
     strength = tuple(step[k] + (100 if suit[k] == TRUMP else 0) for k in range(KINDS))
+    # Under joker_tractor_alone the jokers link in a play of their own only (its units are
+    # cut apart inside a throw: lead.lead_units).
+    alone = order.joker_tractor_alone
+    follow_link_up = [
+        tuple(n for n in up if not (alone and (is_joker(k) or is_joker(n))))
+        for k, up in enumerate(link_up)
+    ]
     return TrumpContext(
         level=level,
         trump=trump,
@@ -164,6 +175,7 @@ def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> Trump
         kinds=tuple(tuple(k for step in steps for k in step) for steps in all_steps),
         kinds_down=tuple(tuple(k for step in steps[::-1] for k in step) for steps in all_steps),
         link_up=tuple(link_up),
+        follow_link_up=tuple(follow_link_up),
         is_trump=tuple(s == TRUMP for s in suit),
         decks=decks,
         follow_shorter_tractors=order.follow_shorter_tractors,

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Final
 
-from chaodipi.engine.cards import LITTLE_JOKER, is_joker
+from chaodipi.engine.cards import LITTLE_JOKER
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
 from chaodipi.engine.units import Unit, canonical_split, impossible_play
@@ -91,16 +91,9 @@ class _Cutter:
 
     def __init__(self, ctx: TrumpContext, order: Sequence[Shape], kinds: Sequence[int]) -> None:
         index = {k: i for i, k in enumerate(kinds)}
-        # A throw's answers are cut as the throw is: with ``joker_tractor_alone`` no joker links.
-        alone = ctx.joker_tractor_alone
-        self.up = [
-            tuple(
-                index[n]
-                for n in ctx.link_up[k]
-                if n in index and not (alone and (is_joker(k) or is_joker(n)))
-            )
-            for k in kinds
-        ]
+        # A throw's answers are cut as the throw is (``follow_link_up``: no joker links under
+        # ``joker_tractor_alone``).
+        self.up = [tuple(index[n] for n in ctx.follow_link_up[k] if n in index) for k in kinds]
         self.strength = [ctx.strength[k] for k in kinds]
         self.order = order
         # Tractors sort before every set (_shape_order): the first ``tractors`` shapes.
