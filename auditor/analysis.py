@@ -3,8 +3,8 @@
 A complete record knows every hand, so the last ``window`` tricks can be solved exactly
 (``engine.solver``). Each play there gets its cost: the points its side lost against the
 side's best play at that moment (0 for a best play), with the best play and its line. A
-"missed 抠底" / "gave away 抠底" note names the play after which perfect play no longer
-reached the kitty outcome the hand had at the window's start.
+"missed 抠底" / "gave away 抠底" note names the costly play after which perfect play no
+longer reached the kitty outcome it reached at the window's start.
 
 Costs are analysis, not findings: they never enter the audit's breach counts. A hand is
 not analysed (and says why) when the record cannot be replayed, when the audit found a
@@ -336,26 +336,33 @@ def _kitty_note(
 ) -> KittyNote | None:
     """The last costly play after which perfect play reached the kitty outcome the hand had.
 
-    Perfect play from just before a play takes the kitty or not (on the line ``Solver.line``
-    finds). A defender's play that turned it away is "missed", a dealer-side play that
-    turned it to the defenders "gave away"; a play that turned it the player's own way is
-    no note. Lines are walked only around the costly plays, latest first, from the
-    positions' ``values`` found before.
+    Perfect play from just before a play takes the kitty or not. Where the play made was a
+    best one, perfect play from there goes on as the hand went; from just before a costly
+    play, it is the line ``Solver.line`` finds. So the outcome can change at a costly play
+    only, and a line is walked from a costly play only (latest first, from the positions'
+    ``values`` found before). A defender's play that turned it away is "missed", a
+    dealer-side play that turned it to the defenders "gave away"; a play that turned it the
+    player's own way is no note.
     """
-    known: dict[int, bool] = {len(positions): took}
+    costly = [j for j, play in enumerate(analysis.plays) if play.cost > 0]
+    walked: dict[int, bool] = {}
 
-    def kitty_at(j: int) -> bool:
-        if j not in known:
-            known[j] = _kitty_on_line(solver, positions[j], values[j])
-        return known[j]
+    def kitty_from(j: int) -> bool:
+        # The first costly play from j on decides; past the last one the hand went as played.
+        c = next((c for c in costly if c >= j), None)
+        if c is None:
+            return took
+        if c not in walked:
+            walked[c] = _kitty_on_line(solver, positions[c], values[c])
+        return walked[c]
 
-    if kitty_at(0) == took:
+    if kitty_from(0) == took:
         return None
-    for j in range(len(positions) - 1, -1, -1):
+    for j in reversed(costly):
         play = analysis.plays[j]
-        if play.cost <= 0 or play.defender == took:
+        if play.defender == took:
             continue
-        if kitty_at(j + 1) == took and kitty_at(j) != took:
+        if kitty_from(j + 1) == took and kitty_from(j) != took:
             kind = "missed" if play.defender else "gave_away"
             return KittyNote(kind, play.trick, play.play, play.seat, play.cards)
     return None

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from chaodipi.auditor.analysis import WINDOWS, analyse_game
+from chaodipi.auditor.analysis import WINDOWS, KittyNote, analyse_game
 from chaodipi.auditor.audit import audit_game
 from chaodipi.auditor.generate import generate_hand
 from chaodipi.auditor.reading import read_game
@@ -345,6 +345,41 @@ def test_analysis_costs_are_zero_on_best_plays_and_add_up_to_the_difference() ->
         assert len(analysis.plays) == sum(
             len(t.plays) for t in generate_hand("anhui", seed=seed).tricks[-3:]
         )
+
+
+def test_r_kitty_a_defender_who_spends_the_top_trump_early_missed_the_kitty() -> None:
+    # Classic, trump ♥, seat 1 the dealer. With four tricks left, defender seat 2 plays ♛BJ
+    # on seat 1's ♥5 (40 points lost: ♥K kept the trick's points and the BJ the last
+    # trick); seat 1's LJ then takes the last trick and the kitty. Perfect play from the
+    # window's start follows the hand while its plays are best, so the note names that
+    # play, though another line of the same value from the start takes no kitty.
+    analysis = analyse_game(generate_hand("classic", seed=965274705), window=5)
+    assert analysis.analysed, analysis.reason
+    spent = next(play for play in analysis.plays if play.cards == ("BJ",))
+    assert (spent.seat, spent.defender, spent.cost, spent.best) == (2, True, 40, ("HK",))
+    assert analysis.plays[-1].cards == ("LJ",) and not analysis.plays[-1].defender
+    assert analysis.kitty == KittyNote("missed", 19, 1, 2, ("BJ",))
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_r_kitty_a_note_names_a_costly_play_of_the_side_the_kitty_went_against(
+    ruleset: str,
+) -> None:
+    noted = 0
+    for seed in range(16):
+        record = generate_hand(ruleset, seed=seed)
+        analysis = analyse_game(record, window=4)
+        assert analysis.analysed, analysis.reason
+        note = analysis.kitty
+        if note is None:
+            continue
+        noted += 1
+        play = next(p for p in analysis.plays if (p.trick, p.play) == (note.trick, note.play))
+        last = audit_game(record).computed.tricks[-1].winner
+        took = last % 2 != analysis.dealer % 2
+        assert play.cost > 0 and (play.seat, play.cards) == (note.seat, note.cards)
+        assert (note.kind, play.defender) == (("gave_away", False) if took else ("missed", True))
+    assert noted
 
 
 def test_analysis_of_a_hand_over_budget_is_not_analysed() -> None:
