@@ -365,12 +365,14 @@ def equivalent_cards(
     throw check and no score: the plays differ only in names. One scan of the deck and of
     the suits the seat holds such cards in.
     """
-    return _classes(table, *_in_play(hands, trick), hands[seat])
+    total, once = _in_play(hands, trick)
+    return _classes(table, total, once, hands[seat], _suit_masks(table.context))
 
 
-def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[Counts, list[int]]:
+def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[Counts, int]:
     """The cards in play per kind (the hands and ``trick``, the cards on the table), as a count
-    vector, and the kinds in play once."""
+    vector, and the kinds in play once, as a number holding 1 in their bytes (``_joint``'s
+    order: the first kind highest)."""
     # The four vectors added as numbers, one byte a kind: no kind has copies enough to carry.
     whole = 0
     for hand in hands:
@@ -379,7 +381,23 @@ def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[C
         for k in cards:
             whole += 1 << 8 * (KINDS - 1 - k)
     total = whole.to_bytes(KINDS, "big")
-    return total, [k for k, n in enumerate(total) if n == 1]
+    return total, int.from_bytes(total.translate(_ONCE), "big")
+
+
+_ONCE: Final = bytes(int(n == 1) for n in range(256))
+"""A byte translation keeping 1 and making every other count 0 (``_in_play``)."""
+
+SuitMasks = tuple[tuple[int, int], ...]
+"""Each suit with a kind, low first, and a number holding 0xff in its kinds' bytes (``_joint``'s
+order)."""
+
+
+def _suit_masks(ctx: TrumpContext) -> SuitMasks:
+    return tuple(
+        (suit, sum(0xFF << 8 * (KINDS - 1 - k) for k in kinds))
+        for suit, kinds in enumerate(ctx.kinds)
+        if kinds
+    )
 
 
 _HELD: Final = re.compile(b"[^\\x00]")
@@ -403,14 +421,16 @@ seat's, and ``_classes``' ``sole`` and ``points``."""
 def _classes(
     table: Table,
     total: Counts,
-    once: Sequence[int],
+    once: int,
     own: Counts,
+    masks: SuitMasks,
     sole: bool = False,
     points: bool = True,
     kept: SuitClasses | None = None,
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
-    once (``once``) and the seat's own cards.
+    once (``once``, as ``_in_play`` gives them), the seat's own cards and the deck's suits
+    (``_suit_masks``).
 
     With ``sole``, a suit whose cards in play are all the seat's has a class per points of
     its cards held once, whatever lies between them: no other seat can play a card of that
@@ -421,15 +441,16 @@ def _classes(
     ``kept``, when given, keeps them per those.
     """
     ctx = table.context
-    alone = [k for k in once if own[k]]
+    # The seat's kinds alone in play as a number: told apart per suit without a scan per kind.
+    alone = int.from_bytes(own, "big") & once
     classes: dict[int, tuple[int, ...]] = {}
-    if len(alone) < 2:
+    if not alone & (alone - 1):  # one such kind at most
         return classes
     kept = {} if kept is None else kept
     # A class holds two of the seat's cards alone in play, of one suit.
-    suits = [ctx.suit[k] for k in alone]
-    for suit in sorted(set(suits)):
-        if suits.count(suit) < 2:
+    for suit, mask in masks:
+        in_suit = alone & mask
+        if not in_suit & (in_suit - 1):
             continue
         read = _suit_bytes(ctx.kinds[suit])
         key = (suit, read(total), read(own), sole, points)
@@ -644,24 +665,26 @@ shed cards of the trick's last seat (``Solver._shed``)."""
 def _trick_classes(
     table: Table,
     total: Counts,
-    once: Sequence[int],
+    once: int,
     hands: Sequence[Counts],
     leader: int,
+    masks: SuitMasks,
     sole: bool,
     made: dict[int, tuple[int, ...]] | None = None,
     kept: SuitClasses | None = None,
 ) -> Classes:
     """A trick's ``Classes`` from the cards in play (``_in_play``), the hands and its leader;
-    ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if already made;
-    ``kept``, each suit's classes (``_classes``)."""
+    ``masks`` and ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if
+    already made; ``kept``, each suit's classes (``_classes``)."""
+    last = hands[(leader + 3) % 4]
     return (
         *(
             made
             if s == leader and made is not None
-            else _classes(table, total, once, hand, sole, kept=kept)
+            else _classes(table, total, once, hand, masks, sole, kept=kept)
             for s, hand in enumerate(hands)
         ),
-        _classes(table, total, once, hands[(leader + 3) % 4], sole=True, points=False, kept=kept),
+        _classes(table, total, once, last, masks, sole=True, points=False, kept=kept),
     )
 
 
@@ -717,7 +740,7 @@ class _Entry:
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
         # play (``_in_play``) and the leader's classes.
-        self.pending: tuple[Counts, list[int], dict[int, tuple[int, ...]]] | None = None
+        self.pending: tuple[Counts, int, dict[int, tuple[int, ...]]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -808,6 +831,7 @@ class Solver:
     _layout: Layout = ()
     _loose: LooseShifts = ()
     _steps: tuple[tuple[int, ...], ...] = ()
+    _masks: SuitMasks = ()
 
     _defenders: tuple[bool, ...] = ()
     _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
@@ -819,6 +843,7 @@ class Solver:
         self._defenders = tuple(self.game.defends(seat) for seat in range(4))
         self._layout, self._steps = _layout(self.game.table)
         self._loose = tuple({} for _ in self._layout)
+        self._masks = _suit_masks(self.game.table.context)
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -1110,7 +1135,14 @@ class Solver:
         plays, lead = position.plays, position.lead
         total, once = _in_play(hands, plays)
         classes = _trick_classes(
-            self.game.table, total, once, hands, leader, False, kept=self._classes_by_suit
+            self.game.table,
+            total,
+            once,
+            hands,
+            leader,
+            self._masks,
+            False,
+            kept=self._classes_by_suit,
         )
         held += sum(POINTS[k] for cards in plays for k in cards)
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
@@ -1157,7 +1189,13 @@ class Solver:
         if entry is None:
             total, once = _in_play(hands, ())
             leads = _classes(
-                self.game.table, total, once, hands[leader], True, kept=self._classes_by_suit
+                self.game.table,
+                total,
+                once,
+                hands[leader],
+                self._masks,
+                True,
+                kept=self._classes_by_suit,
             )
             entry = _Entry(self._leads(hands, leader, leads), None, (), [])
             entry.pending = (total, once, leads)
@@ -1342,6 +1380,7 @@ class Solver:
                         once,
                         hands,
                         leader,
+                        self._masks,
                         True,
                         made,
                         self._classes_by_suit,
