@@ -706,10 +706,10 @@ LOW, HIGH = -(1 << 30), 1 << 30
 
 class _Entry:
     """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
-    its options in the order tried and the index of the best found, the trick's classes of
-    equivalent cards (at a trick's start, made when a lead is first searched past it: about a
-    third of the trick starts expanded never are, their leads ending the hand or cut off) and
-    lead, and within a trick the seat each option leaves winning it."""
+    its options in the order tried, the points of each and the index of the best found, the
+    trick's classes of equivalent cards (at a trick's start, made when a lead is first searched
+    past it: about a third of the trick starts expanded never are, their leads ending the hand
+    or cut off) and lead, and within a trick the seat each option leaves winning it."""
 
     __slots__ = (
         "alike",
@@ -721,6 +721,7 @@ class _Entry:
         "most",
         "options",
         "pending",
+        "points",
         "wins",
     )
 
@@ -730,12 +731,14 @@ class _Entry:
         classes: Classes | None,
         lead: tuple[Unit, ...],
         wins: list[int],
+        points: list[int],
     ) -> None:
         self.low, self.high, self.best = LOW, HIGH, 0
         self.options = options
         self.classes = classes
         self.lead = lead
         self.wins = wins
+        self.points = points
         self.alike: list[int] = []
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
@@ -802,16 +805,17 @@ class Solver:
         tuple[
             Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
         ],
-        tuple[list[Play], list[int]],
+        tuple[list[Play], list[int], list[int]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
     _sheds: dict[
         tuple[int, tuple[tuple[int, ...], ...], tuple[int, ...], tuple[tuple[int, ...], ...]],
-        tuple[list[Play], list[int]],
+        tuple[list[Play], list[int], list[int]],
     ] = field(default_factory=dict)
     _classes_by_suit: SuitClasses = field(default_factory=dict)
     _lead_plays: dict[
-        tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]], list[Play]
+        tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]],
+        tuple[list[Play], list[int]],
     ] = field(default_factory=dict)
     _units: UnitLeads = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
@@ -888,18 +892,19 @@ class Solver:
     def _plays(self, position: Position, classes: dict[int, tuple[int, ...]]) -> list[Play]:
         seat = position.seat
         if not position.plays:
-            return self._leads(position.hands, seat, classes)
-        follows, _ = self._follow_plays(
+            return self._leads(position.hands, seat, classes)[0]
+        follows, _, _ = self._follow_plays(
             position.hands, position.leader, position.plays, position.lead, classes
         )
         return follows
 
     def _leads(
         self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
-    ) -> list[Play]:
+    ) -> tuple[list[Play], list[int]]:
         """The leads searched (``lead_options``), one per class of equivalent plays, likely
-        best first. They depend on the leader's hand, its classes and the standing throws only,
-        and the same meet again under other hands of the other seats: kept in ``_lead_plays``.
+        best first, and the points of each. They depend on the leader's hand, its classes and
+        the standing throws only, and the same meet again under other hands of the other
+        seats: kept in ``_lead_plays``.
         """
         table = self.game.table
         cut, suits = _unit_leads(table, hands[seat], seat, self._units)
@@ -915,9 +920,11 @@ class Solver:
                     found[cards] = Play(seat, cards, units or lead_units(table.context, cards))
             # Big leads first, then high ones: the likely winners.
             strength = table.context.strength
-            leads = self._lead_plays[key] = sorted(
+            ordered = sorted(
                 found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top])
             )
+            points = [sum([POINTS[k] for k in lead.cards]) for lead in ordered]
+            leads = self._lead_plays[key] = ordered, points
         return leads
 
     def _follow_plays(
@@ -927,8 +934,9 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int]]:
-        """The follows searched, likely best first, and the seat each leaves winning the trick.
+    ) -> tuple[list[Play], list[int], list[int]]:
+        """The follows searched, likely best first, the seat each leaves winning the trick and
+        the points of each.
 
         They depend on the seat's hand, the trick on the table and the seat's classes only, and
         the same meet again under other hands of the other seats: kept in ``_answers``.
@@ -950,20 +958,25 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int]]:
+    ) -> tuple[list[Play], list[int], list[int]]:
         seat = (leader + len(plays)) % 4
         follows = self._class_follows(counts, seat, lead, len(plays[0]), classes)
         wins = self._winning(leader, plays, lead, [(p.cards, reach) for p, _, _, reach in follows])
         if len(follows) == 1:
-            return [follows[0][0]], wins
+            return [follows[0][0]], wins, [follows[0][1]]
         # Follows that take the trick for the seat's side first, with points; then the rest,
         # with the fewest points; lower cards first in either (no two have the same cards).
         keyed = []
         for (play, points, high, _), won in zip(follows, wins, strict=True):
             ours = won % 2 == seat % 2
-            keyed.append(((0, -points, high) if ours else (1, points, high), play.cards, won, play))
+            order = (0, -points, high) if ours else (1, points, high)
+            keyed.append((order, play.cards, won, points, play))
         keyed.sort()
-        return [play for _, _, _, play in keyed], [won for _, _, won, _ in keyed]
+        return (
+            [play for _, _, _, _, play in keyed],
+            [won for _, _, won, _, _ in keyed],
+            [points for _, _, _, points, _ in keyed],
+        )
 
     def _class_follows(
         self,
@@ -1144,8 +1157,9 @@ class Solver:
             False,
             kept=self._classes_by_suit,
         )
-        held += sum(POINTS[k] for cards in plays for k in cards)
-        return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, a, b)
+        on_table = sum(POINTS[k] for cards in plays for k in cards)
+        held += on_table
+        return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, on_table, a, b)
 
     def best_play(self, position: Position, target: int) -> tuple[Play, Position, int]:
         """The first searched play keeping ``position``'s value ``target``: with the position
@@ -1197,7 +1211,8 @@ class Solver:
                 True,
                 kept=self._classes_by_suit,
             )
-            entry = _Entry(self._leads(hands, leader, leads), None, (), [])
+            options, points = self._leads(hands, leader, leads)
+            entry = _Entry(options, None, (), [], points)
             entry.pending = (total, once, leads)
             entry.most = most
             self.table[key] = entry
@@ -1208,7 +1223,7 @@ class Solver:
         known, alpha, beta = entry.cut(alpha, beta)
         if known is not None:
             return known
-        found = self._expand(hands, leader, (), (), held, alpha, beta, entry)
+        found = self._expand(hands, leader, (), (), held, 0, alpha, beta, entry)
         entry.alike[0], entry.alike[1] = entry.low, entry.high
         return found
 
@@ -1220,18 +1235,20 @@ class Solver:
         lead: tuple[Unit, ...],
         classes: Classes,
         held: int,
+        on_table: int,
         alpha: int,
         beta: int,
     ) -> int:
-        """The value of a trick under way (one play or more made), through ``_inner``."""
+        """The value of a trick under way (one play or more made, ``on_table`` points on the
+        table), through ``_inner``."""
         key = (hands, leader, plays)
         entry = self._inner.get(key)
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
-            options, wins = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            options, wins, points = self._follow_plays(hands, leader, plays, lead, classes[seat])
             if len(plays) == 3 and len(options) > 1:
-                options, wins = self._shed(seat, options, wins, classes[4])
-            fresh = _Entry(options, classes, lead, wins)
+                options, wins, points = self._shed(seat, options, wins, points, classes[4])
+            fresh = _Entry(options, classes, lead, wins, points)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
                 # (a failed throw answered as its forced unit): that one is not kept.
@@ -1241,16 +1258,18 @@ class Solver:
             known, alpha, beta = entry.cut(alpha, beta)
             if known is not None:
                 return known
-        return self._expand(hands, leader, plays, lead, held, alpha, beta, entry)
+        return self._expand(hands, leader, plays, lead, held, on_table, alpha, beta, entry)
 
     def _shed(
         self,
         seat: int,
         options: list[Play],
         wins: list[int],
+        points: list[int],
         groups: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int]]:
-        """The last play's ``options`` less those another dominates by the points it sheds.
+    ) -> tuple[list[Play], list[int], list[int]]:
+        """The last play's ``options`` (each with the seat it leaves winning the trick and its
+        points) less those another dominates by the points it sheds.
 
         ``groups`` holds the seat's shed cards, each kind to its group: the classes of
         ``_classes`` whatever their points, found at the trick's start (the cards in play and
@@ -1275,7 +1294,7 @@ class Solver:
         ``_sheds`` per those.
         """
         if not groups:
-            return options, wins
+            return options, wins, points
         key = (seat, tuple([play.cards for play in options]), tuple(wins), tuple(groups.values()))
         found = self._sheds.get(key)
         if found is not None:
@@ -1289,23 +1308,27 @@ class Solver:
                 continue
             fixed: list[int] = []
             shed: list[tuple[int, ...]] = []
-            points = 0
+            shed_points = 0
             for k in play.cards:
                 if k in groups:
                     shed.append(groups[k])
-                    points += POINTS[k]
+                    shed_points += POINTS[k]
                 else:
                     fixed.append(k)
             # Most points shed first when that is the seat's side's best, else fewest.
-            rank = -points if self._defenders[won] == maximise else points
+            rank = -shed_points if self._defenders[won] == maximise else shed_points
             group = (won, tuple(fixed), tuple(sorted(shed)))
             if group not in kept or rank < kept[group][0]:
                 kept[group] = (rank, i)
         if len(kept) == len(options):
-            found = options, wins
+            found = options, wins, points
         else:
             chosen = sorted(i for _, i in kept.values())
-            found = [options[i] for i in chosen], [wins[i] for i in chosen]
+            found = (
+                [options[i] for i in chosen],
+                [wins[i] for i in chosen],
+                [points[i] for i in chosen],
+            )
         self._sheds[key] = found
         return found
 
@@ -1316,12 +1339,14 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         held: int,
+        on_table: int,
         alpha: int,
         beta: int,
         entry: _Entry,
     ) -> int:
-        """Fail-soft alpha-beta over the options in ``entry`` (its best so far tried first);
-        the bounds proved and the best option go back into ``entry``."""
+        """Fail-soft alpha-beta over the options in ``entry`` (its best so far tried first),
+        ``on_table`` points on the table; the bounds proved and the best option go back into
+        ``entry``."""
         self.nodes += 1
         if self.nodes > self.budget:
             raise BudgetExceeded(
@@ -1352,13 +1377,11 @@ class Solver:
                         break
         if first:
             order = [first, *range(first), *range(first + 1, len(options))]
-        if n == 3:
-            on_table = sum([POINTS[k] for cards in plays for k in cards])
-            # A defender's last play is not looked up so: where a probe fails, every one of
-            # them is searched and none cuts, and the look-ups cost more than they saved.
-            if len(options) > 1 and not maximise:
-                order = self._cutting(hands, seat, on_table, alpha, entry, order)
-        own, hands_after = hands[seat], self._hands_after
+        # A defender's last play is not looked up so: where a probe fails, every one of them
+        # is searched and none cuts, and the look-ups cost more than they saved.
+        if n == 3 and len(options) > 1 and not maximise:
+            order = self._cutting(hands, seat, on_table, alpha, entry, order)
+        own, hands_after, gains = hands[seat], self._hands_after, entry.points
         for i in order:
             play = options[i]
             cards = play.cards
@@ -1388,10 +1411,12 @@ class Solver:
                     entry.pending = None
                 answered = play.units if n == 0 else lead
                 now = (*plays, cards)
-                value = self._trick(tuple(after), leader, now, answered, classes, held, a, b)
+                value = self._trick(
+                    tuple(after), leader, now, answered, classes, held, on_table + gains[i], a, b
+                )
             else:
                 won = entry.wins[i]
-                points = on_table + sum([POINTS[k] for k in cards])
+                points = on_table + gains[i]
                 if after[0] != _EMPTY:
                     value = points if self._defenders[won] else 0
                     value += self._start(tuple(after), won, held - points, a - value, b - value)
@@ -1434,7 +1459,7 @@ class Solver:
         cuts off its position at once, where the play first in ``order`` may have needed a
         search. One table look-up per play.
         """
-        options, wins = entry.options, entry.wins
+        options, wins, points = entry.options, entry.wins, entry.points
         for i in order:
             cards = options[i].cards
             after = list(hands)
@@ -1442,7 +1467,7 @@ class Solver:
             if after[0] == _EMPTY:
                 return order
             won = wins[i]
-            taken = on_table + sum([POINTS[k] for k in cards]) if self._defenders[won] else 0
+            taken = on_table + points[i] if self._defenders[won] else 0
             child = self.table.get((tuple(after), won))
             if child is not None and taken + child.high <= alpha:
                 return (i, *[j for j in order if j != i])
