@@ -706,10 +706,11 @@ LOW, HIGH = -(1 << 30), 1 << 30
 
 class _Entry:
     """A position in a solver's tables: the bounds proved on its value (``low`` to ``high``),
-    its options in the order tried, the points of each and the index of the best found, the
-    trick's classes of equivalent cards (at a trick's start, made when a lead is first searched
-    past it: about a third of the trick starts expanded never are, their leads ending the hand
-    or cut off) and lead, and within a trick the seat each option leaves winning it."""
+    its options in the order tried, the points of each, the hand each leaves and the index of
+    the best found, the trick's classes of equivalent cards (at a trick's start, made when a
+    lead is first searched past it: about a third of the trick starts expanded never are, their
+    leads ending the hand or cut off) and lead, and within a trick the seat each option leaves
+    winning it."""
 
     __slots__ = (
         "alike",
@@ -717,6 +718,7 @@ class _Entry:
         "classes",
         "high",
         "lead",
+        "lefts",
         "low",
         "most",
         "options",
@@ -732,6 +734,7 @@ class _Entry:
         lead: tuple[Unit, ...],
         wins: list[int],
         points: list[int],
+        lefts: list[Counts],
     ) -> None:
         self.low, self.high, self.best = LOW, HIGH, 0
         self.options = options
@@ -739,6 +742,7 @@ class _Entry:
         self.lead = lead
         self.wins = wins
         self.points = points
+        self.lefts = lefts
         self.alike: list[int] = []
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
@@ -782,9 +786,10 @@ class Solver:
     ``_killers`` (the play that last cut off a position, per seat, its hand and the plays on the
     table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
     ``_last_tricks`` (last tricks scored without a search) one per position counted,
-    ``_hands_after`` (a hand less a play) one per play searched, ``_throws`` one per suit of a
-    trick start expanded, ``_lead_plays`` (a leader's leads per its hand, its classes and the
-    standing throws) one per trick start expanded or listed (``plays``), and
+    ``_hands_after`` (a hand less a play) one per option of an ``_answers`` or ``_lead_plays``
+    entry at most, ``_throws`` one per suit of a trick start expanded, ``_lead_plays`` (a
+    leader's leads per its hand, its classes and the standing throws) one per trick start
+    expanded or listed (``plays``), and
     ``_classes_by_suit`` (a seat's classes in a suit per the suit's cards in play and the
     seat's) at most five per suit of a trick start expanded or searched from.
     """
@@ -805,17 +810,17 @@ class Solver:
         tuple[
             Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
         ],
-        tuple[list[Play], list[int], list[int]],
+        tuple[list[Play], list[int], list[int], list[Counts]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
     _sheds: dict[
         tuple[int, tuple[tuple[int, ...], ...], tuple[int, ...], tuple[tuple[int, ...], ...]],
-        tuple[list[Play], list[int], list[int]],
+        tuple[list[Play], list[int], list[int], list[int] | None],
     ] = field(default_factory=dict)
     _classes_by_suit: SuitClasses = field(default_factory=dict)
     _lead_plays: dict[
         tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[Play, ...]],
-        tuple[list[Play], list[int]],
+        tuple[list[Play], list[int], list[Counts]],
     ] = field(default_factory=dict)
     _units: UnitLeads = field(default_factory=dict)
     _kitty: dict[tuple[Unit, ...], int] = field(default_factory=dict)
@@ -893,18 +898,17 @@ class Solver:
         seat = position.seat
         if not position.plays:
             return self._leads(position.hands, seat, classes)[0]
-        follows, _, _ = self._follow_plays(
+        return self._follow_plays(
             position.hands, position.leader, position.plays, position.lead, classes
-        )
-        return follows
+        )[0]
 
     def _leads(
         self, hands: Sequence[Counts], seat: int, classes: dict[int, tuple[int, ...]]
-    ) -> tuple[list[Play], list[int]]:
+    ) -> tuple[list[Play], list[int], list[Counts]]:
         """The leads searched (``lead_options``), one per class of equivalent plays, likely
-        best first, and the points of each. They depend on the leader's hand, its classes and
-        the standing throws only, and the same meet again under other hands of the other
-        seats: kept in ``_lead_plays``.
+        best first, the points of each and the hand each leaves. They depend on the leader's
+        hand, its classes and the standing throws only, and the same meet again under other
+        hands of the other seats: kept in ``_lead_plays``.
         """
         table = self.game.table
         cut, suits = _unit_leads(table, hands[seat], seat, self._units)
@@ -924,7 +928,8 @@ class Solver:
                 found.values(), key=lambda p: (-len(p.cards), -strength[p.units[0].top])
             )
             points = [sum([POINTS[k] for k in lead.cards]) for lead in ordered]
-            leads = self._lead_plays[key] = ordered, points
+            lefts = [self._left(hands[seat], lead.cards) for lead in ordered]
+            leads = self._lead_plays[key] = ordered, points, lefts
         return leads
 
     def _follow_plays(
@@ -934,9 +939,9 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int], list[int]]:
-        """The follows searched, likely best first, the seat each leaves winning the trick and
-        the points of each.
+    ) -> tuple[list[Play], list[int], list[int], list[Counts]]:
+        """The follows searched, likely best first, the seat each leaves winning the trick, the
+        points of each and the hand each leaves.
 
         They depend on the seat's hand, the trick on the table and the seat's classes only, and
         the same meet again under other hands of the other seats: kept in ``_answers``.
@@ -958,12 +963,13 @@ class Solver:
         plays: tuple[tuple[int, ...], ...],
         lead: tuple[Unit, ...],
         classes: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int], list[int]]:
+    ) -> tuple[list[Play], list[int], list[int], list[Counts]]:
         seat = (leader + len(plays)) % 4
         follows = self._class_follows(counts, seat, lead, len(plays[0]), classes)
         wins = self._winning(leader, plays, lead, [(p.cards, reach) for p, _, _, reach in follows])
         if len(follows) == 1:
-            return [follows[0][0]], wins, [follows[0][1]]
+            play, points, _, _ = follows[0]
+            return [play], wins, [points], [self._left(counts, play.cards)]
         # Follows that take the trick for the seat's side first, with points; then the rest,
         # with the fewest points; lower cards first in either (no two have the same cards).
         keyed = []
@@ -976,6 +982,7 @@ class Solver:
             [play for _, _, _, _, play in keyed],
             [won for _, _, won, _, _ in keyed],
             [points for _, _, _, points, _ in keyed],
+            [self._left(counts, cards) for _, cards, _, _, _ in keyed],
         )
 
     def _class_follows(
@@ -1211,8 +1218,8 @@ class Solver:
                 True,
                 kept=self._classes_by_suit,
             )
-            options, points = self._leads(hands, leader, leads)
-            entry = _Entry(options, None, (), [], points)
+            options, points, lefts = self._leads(hands, leader, leads)
+            entry = _Entry(options, None, (), [], points, lefts)
             entry.pending = (total, once, leads)
             entry.most = most
             self.table[key] = entry
@@ -1245,10 +1252,15 @@ class Solver:
         entry = self._inner.get(key)
         if entry is None or entry.lead != lead:
             seat = (leader + len(plays)) % 4
-            options, wins, points = self._follow_plays(hands, leader, plays, lead, classes[seat])
+            options, wins, points, lefts = self._follow_plays(
+                hands, leader, plays, lead, classes[seat]
+            )
             if len(plays) == 3 and len(options) > 1:
-                options, wins, points = self._shed(seat, options, wins, points, classes[4])
-            fresh = _Entry(options, classes, lead, wins, points)
+                # The options' hands left are not kept by ``_shed``: its key holds no hand.
+                options, wins, points, kept = self._shed(seat, options, wins, points, classes[4])
+                if kept is not None:
+                    lefts = [lefts[i] for i in kept]
+            fresh = _Entry(options, classes, lead, wins, points, lefts)
             if entry is None:
                 # A position's lead is its first play's units, but for one given to ``value``
                 # (a failed throw answered as its forced unit): that one is not kept.
@@ -1267,9 +1279,10 @@ class Solver:
         wins: list[int],
         points: list[int],
         groups: dict[int, tuple[int, ...]],
-    ) -> tuple[list[Play], list[int], list[int]]:
+    ) -> tuple[list[Play], list[int], list[int], list[int] | None]:
         """The last play's ``options`` (each with the seat it leaves winning the trick and its
-        points) less those another dominates by the points it sheds.
+        points) less those another dominates by the points it sheds, and the indices of those
+        kept (None when all are: a hand left per option is the caller's to choose so).
 
         ``groups`` holds the seat's shed cards, each kind to its group: the classes of
         ``_classes`` whatever their points, found at the trick's start (the cards in play and
@@ -1294,7 +1307,7 @@ class Solver:
         ``_sheds`` per those.
         """
         if not groups:
-            return options, wins, points
+            return options, wins, points, None
         key = (seat, tuple([play.cards for play in options]), tuple(wins), tuple(groups.values()))
         found = self._sheds.get(key)
         if found is not None:
@@ -1321,13 +1334,14 @@ class Solver:
             if group not in kept or rank < kept[group][0]:
                 kept[group] = (rank, i)
         if len(kept) == len(options):
-            found = options, wins, points
+            found = options, wins, points, None
         else:
             chosen = sorted(i for _, i in kept.values())
             found = (
                 [options[i] for i in chosen],
                 [wins[i] for i in chosen],
                 [points[i] for i in chosen],
+                chosen,
             )
         self._sheds[key] = found
         return found
@@ -1381,14 +1395,11 @@ class Solver:
         # is searched and none cuts, and the look-ups cost more than they saved.
         if n == 3 and len(options) > 1 and not maximise:
             order = self._cutting(hands, seat, on_table, alpha, entry, order)
-        own, hands_after, gains = hands[seat], self._hands_after, entry.points
+        gains, lefts = entry.points, entry.lefts
         for i in order:
             play = options[i]
             cards = play.cards
-            # ``_left``, written out: it runs once per play searched.
-            left = hands_after.get((own, cards))
-            if left is None:
-                left = hands_after[(own, cards)] = _without(own, cards)
+            left = lefts[i]
             after = list(hands)
             after[seat] = left
             if n == 0 and left == _EMPTY:
@@ -1459,11 +1470,10 @@ class Solver:
         cuts off its position at once, where the play first in ``order`` may have needed a
         search. One table look-up per play.
         """
-        options, wins, points = entry.options, entry.wins, entry.points
+        wins, points, lefts = entry.wins, entry.points, entry.lefts
         for i in order:
-            cards = options[i].cards
             after = list(hands)
-            after[seat] = self._left(hands[seat], cards)
+            after[seat] = lefts[i]
             if after[0] == _EMPTY:
                 return order
             won = wins[i]
@@ -1475,7 +1485,8 @@ class Solver:
 
     def _left(self, counts: Counts, cards: tuple[int, ...]) -> Counts:
         """The hand ``counts`` less ``cards``, kept in ``_hands_after``: the same hand makes
-        the same play in many positions (the other hands differ)."""
+        the same play in many positions (the other hands differ). Found when the options are
+        listed, and kept with them (``_Entry.lefts``) for each search of a play."""
         key = (counts, cards)
         left = self._hands_after.get(key)
         if left is None:
