@@ -1028,10 +1028,16 @@ class Solver:
         ctx = self.game.table.context
         if len(lead) > 1 or lead[0].length > 1:
             # Only a follow all of the led suit or all trump can take the trick (R-WIN): any
-            # other leaves it with the best before, found once.
-            before = (leader + self._winner(lead, plays[1:])) % 4
+            # other leaves it with the best before, found once. ``trick_winner`` keeps the
+            # first play that beats every one before it, each compared with the best so far
+            # alone: a follow takes the trick when it beats that play (the lead, or the follow
+            # taking it), asked of those two only, which meet again far more often than the
+            # whole trick does.
+            offset = self._winner(lead, plays[1:])
+            before, now = (leader + offset) % 4, (leader + len(plays)) % 4
+            taking = plays[offset : offset + 1] if offset else ()
             return [
-                before if reach < 0 else (leader + self._winner(lead, (*plays[1:], cards))) % 4
+                now if reach >= 0 and self._winner(lead, (*taking, cards)) > len(taking) else before
                 for cards, reach in follows
             ]
         # A set led (single, pair, triple): as ``trick_winner`` decides it, copies of one card,
