@@ -807,10 +807,8 @@ class Solver:
         list[tuple[Play, int, int, int]],
     ] = field(default_factory=dict)
     _answers: dict[
-        tuple[
-            Counts, int, tuple[tuple[int, ...], ...], tuple[Unit, ...], tuple[tuple[int, ...], ...]
-        ],
-        tuple[list[Play], list[int], list[int], list[Counts]],
+        tuple[Counts, int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]],
+        tuple[tuple[Unit, ...], tuple[list[Play], list[int], list[int], list[Counts]]],
     ] = field(default_factory=dict)
     _throws: Throws = field(default_factory=dict)
     _sheds: dict[
@@ -947,14 +945,17 @@ class Solver:
         the same meet again under other hands of the other seats: kept in ``_answers``.
         """
         seat = (leader + len(plays)) % 4
-        # The classes' members in order, each once per member: they give back the classes.
-        answer_key = (hands[seat], leader, plays, lead, tuple(classes.values()))
-        answer = self._answers.get(answer_key)
-        if answer is None:
-            answer = self._answers[answer_key] = self._new_follows(
-                hands[seat], leader, plays, lead, classes
+        # The classes' members in order, each once per member: they give back the classes. The
+        # lead is kept with the follows and compared rather than hashed in the key (a unit
+        # hashes in Python): the plays on the table all but always give it.
+        answer_key = (hands[seat], leader, plays, tuple(classes.values()))
+        kept = self._answers.get(answer_key)
+        if kept is None or kept[0] != lead:
+            kept = self._answers[answer_key] = (
+                lead,
+                self._new_follows(hands[seat], leader, plays, lead, classes),
             )
-        return answer
+        return kept[1]
 
     def _new_follows(
         self,
