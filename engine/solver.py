@@ -536,16 +536,17 @@ SuitSteps = tuple[tuple[int, int], ...]
 -1), a step of several as (-2 - its place among those steps, its first kind of no points or
 -1)."""
 
-Layout = tuple[tuple[Callable[[bytes], SuitBytes], SuitSteps], ...]
-"""Each suit of the deck with a kind: the reader of its bytes and its steps (``_alike``)."""
+Layout = tuple[tuple[int, SuitSteps], ...]
+"""Each suit of the deck with a kind: a number holding 0xff in its kinds' bytes (a mask of a
+``_joint`` number) and its steps (``_alike``)."""
 
-LooseShifts = tuple[dict[SuitBytes, int], ...]
+LooseShifts = tuple[dict[int, int], ...]
 """Per suit (as ``Layout``), what packing its loose cards adds to a ``_joint`` number, by the
-suit's bytes of it."""
+suit's part of it."""
 
 
 def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
-    layout: list[tuple[Callable[[bytes], SuitBytes], SuitSteps]] = []
+    layout: list[tuple[int, SuitSteps]] = []
     shared: list[tuple[int, ...]] = []
     for kinds, steps in zip(table.context.kinds, table.context.steps, strict=True):
         if not kinds:
@@ -558,7 +559,7 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
             else:
                 suit.append((-2 - len(shared), free))
                 shared.append(step)
-        layout.append((_suit_bytes(kinds), tuple(suit)))
+        layout.append((sum(0xFF << 8 * (KINDS - 1 - k) for k in kinds), tuple(suit)))
     return tuple(layout), tuple(shared)
 
 
@@ -591,18 +592,21 @@ def _alike(
     duties, throw checks, trick winners and points (R-UNIT, R-FOLLOW, R-THROW-CHECK, R-WIN).
     Packing the loose cards between two other cards of a suit onto the lowest such steps
     above the lower one makes one of every hands that differ only in where those cards lie.
-    The packing is made suit by suit from the suit's bytes of the joint hands alone: ``shifts``
-    keeps each suit's (one pass over its steps) per those bytes.
+    The packing is made suit by suit from the suit's part of the joint hands alone: ``shifts``
+    keeps each suit's (one pass over its steps) per that part, masked from the joint number
+    (its bytes made only for a pass).
     """
     joint = _joint(hands)
-    vector = joint.to_bytes(KINDS, "big")
-    for (read, steps), kept in zip(layout, shifts, strict=True):
-        key = read(vector)
+    packed = joint
+    vector = b""
+    for (mask, steps), kept in zip(layout, shifts, strict=True):
+        key = joint & mask
         shift = kept.get(key)
         if shift is None:
+            vector = vector or joint.to_bytes(KINDS, "big")
             shift = kept[key] = _loose_shift(steps, shared, vector)
-        joint += shift
-    return joint
+        packed += shift
+    return packed
 
 
 def _loose_shift(steps: SuitSteps, shared: tuple[tuple[int, ...], ...], vector: bytes) -> int:
@@ -627,7 +631,8 @@ def _loose_shift(steps: SuitSteps, shared: tuple[tuple[int, ...], ...], vector: 
                 low.append(free)
             continue
         seats = vector[k]
-        if POINTS[k] or any(seats >> 2 * s & 3 > 1 for s in range(4)):
+        # A seat's two bits hold 2 or 3 (a pair held) when the higher one is set.
+        if POINTS[k] or seats & 0b10101010:
             low.clear()
             taken = 0
             continue
