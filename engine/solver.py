@@ -393,11 +393,18 @@ order)."""
 
 
 def _suit_masks(ctx: TrumpContext) -> SuitMasks:
-    return tuple(
-        (suit, sum(0xFF << 8 * (KINDS - 1 - k) for k in kinds))
-        for suit, kinds in enumerate(ctx.kinds)
-        if kinds
-    )
+    """Each suit of ``ctx`` with a kind and its ``_kinds_mask`` (``_classes``)."""
+    return tuple((suit, _kinds_mask(kinds)) for suit, kinds in enumerate(ctx.kinds) if kinds)
+
+
+def _kinds_mask(kinds: Sequence[int]) -> int:
+    """A number holding 0xff in the bytes of ``kinds`` (``_joint``'s order): and-ed with a
+    count vector read as a number, or a ``_joint`` number, it keeps those kinds' bytes.
+
+    >>> hex(_kinds_mask([KINDS - 1, KINDS - 3]))
+    '0xff00ff'
+    """
+    return sum(0xFF << 8 * (KINDS - 1 - k) for k in kinds)
 
 
 _HELD: Final = re.compile(b"[^\\x00]")
@@ -559,7 +566,7 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
             else:
                 suit.append((-2 - len(shared), free))
                 shared.append(step)
-        layout.append((sum(0xFF << 8 * (KINDS - 1 - k) for k in kinds), tuple(suit)))
+        layout.append((_kinds_mask(kinds), tuple(suit)))
     return tuple(layout), tuple(shared)
 
 
