@@ -366,7 +366,8 @@ def equivalent_cards(
     the suits the seat holds such cards in.
     """
     total, once = _in_play(hands, trick)
-    return _classes(table, total, once, hands[seat], _suit_masks(table.context))
+    own = hands[seat]
+    return _classes(table, total, once, own, int.from_bytes(own, "big"), _suit_masks(table.context))
 
 
 def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[Counts, int]:
@@ -380,6 +381,12 @@ def _in_play(hands: Sequence[Counts], trick: Sequence[Sequence[int]]) -> tuple[C
     for cards in trick:
         for k in cards:
             whole += 1 << 8 * (KINDS - 1 - k)
+    return _tally(whole)
+
+
+def _tally(whole: int) -> tuple[Counts, int]:
+    """``_in_play`` from the cards in play as one number, a byte per kind (the first kind
+    highest)."""
     total = whole.to_bytes(KINDS, "big")
     return total, int.from_bytes(total.translate(_ONCE), "big")
 
@@ -430,14 +437,15 @@ def _classes(
     total: Counts,
     once: int,
     own: Counts,
+    number: int,
     masks: SuitMasks,
     sole: bool = False,
     points: bool = True,
     kept: SuitClasses | None = None,
 ) -> dict[int, tuple[int, ...]]:
     """``equivalent_cards`` from the cards in play per kind (``total``), the kinds in play
-    once (``once``, as ``_in_play`` gives them), the seat's own cards and the deck's suits
-    (``_suit_masks``).
+    once (``once``, as ``_in_play`` gives them), the seat's own cards (also as a ``number``,
+    read as ``int.from_bytes`` reads it) and the deck's suits (``_suit_masks``).
 
     With ``sole``, a suit whose cards in play are all the seat's has a class per points of
     its cards held once, whatever lies between them: no other seat can play a card of that
@@ -449,7 +457,7 @@ def _classes(
     """
     ctx = table.context
     # The seat's kinds alone in play as a number: told apart per suit without a scan per kind.
-    alone = int.from_bytes(own, "big") & once
+    alone = number & once
     classes: dict[int, tuple[int, ...]] = {}
     if not alone & (alone - 1):  # one such kind at most
         return classes
@@ -570,26 +578,22 @@ def _layout(table: Table) -> tuple[Layout, tuple[tuple[int, ...], ...]]:
     return tuple(layout), tuple(shared)
 
 
-def _joint(hands: Sequence[Counts]) -> int:
-    """The four hands as one number: a byte per kind (the first kind highest), holding seat
-    ``s``'s copies in bits ``2s`` and ``2s + 1`` (three decks at most: no carry)."""
-    h0, h1, h2, h3 = hands
-    return (
-        int.from_bytes(h0, "big")
-        + (int.from_bytes(h1, "big") << 2)
-        + (int.from_bytes(h2, "big") << 4)
-        + (int.from_bytes(h3, "big") << 6)
-    )
+def _joint(numbers: Sequence[int]) -> int:
+    """The four hands as one number, from each read as a number (a byte per kind, the first
+    kind highest): holding seat ``s``'s copies in bits ``2s`` and ``2s + 1`` (three decks at
+    most: no carry)."""
+    n0, n1, n2, n3 = numbers
+    return n0 + (n1 << 2) + (n2 << 4) + (n3 << 6)
 
 
 def _alike(
     layout: Layout,
     shared: tuple[tuple[int, ...], ...],
     shifts: LooseShifts,
-    hands: Sequence[Counts],
+    joint: int,
 ) -> int:
     """The hands with each loose card moved as low as it goes past no other card in play, as
-    ``_joint`` gives them.
+    ``_joint`` gives them (``joint``, the hands so).
 
     A loose card is of a kind of no points that is the only one in play on its step and of
     which no seat holds two: it is in no pair or tractor, so only its suit, its points and
@@ -603,7 +607,6 @@ def _alike(
     keeps each suit's (one pass over its steps) per that part, masked from the joint number
     (its bytes made only for a pass).
     """
-    joint = _joint(hands)
     packed = joint
     vector = b""
     for (mask, steps), kept in zip(layout, shifts, strict=True):
@@ -664,7 +667,8 @@ def loose_packed(table: Table, hands: tuple[Counts, ...]) -> tuple[Counts, ...]:
     """
     layout, steps = _layout(table)
     shifts: LooseShifts = tuple({} for _ in layout)
-    vector = _alike(layout, steps, shifts, hands).to_bytes(KINDS, "big")
+    joint = _joint([int.from_bytes(hand, "big") for hand in hands])
+    vector = _alike(layout, steps, shifts, joint).to_bytes(KINDS, "big")
     seats = [bytes([n >> 2 * s & 3 for n in vector]) for s in range(4)]
     return (seats[0], seats[1], seats[2], seats[3])
 
@@ -679,24 +683,35 @@ def _trick_classes(
     total: Counts,
     once: int,
     hands: Sequence[Counts],
+    numbers: Sequence[int],
     leader: int,
     masks: SuitMasks,
     sole: bool,
     made: dict[int, tuple[int, ...]] | None = None,
     kept: SuitClasses | None = None,
 ) -> Classes:
-    """A trick's ``Classes`` from the cards in play (``_in_play``), the hands and its leader;
-    ``masks`` and ``sole`` (``_classes``) where the trick starts; ``made``, the leader's if
-    already made; ``kept``, each suit's classes (``_classes``)."""
-    last = hands[(leader + 3) % 4]
+    """A trick's ``Classes`` from the cards in play (``_in_play``), the hands (and each read as
+    a number) and its leader; ``masks`` and ``sole`` (``_classes``) where the trick starts;
+    ``made``, the leader's if already made; ``kept``, each suit's classes (``_classes``)."""
+    last = (leader + 3) % 4
     return (
         *(
             made
             if s == leader and made is not None
-            else _classes(table, total, once, hand, masks, sole, kept=kept)
+            else _classes(table, total, once, hand, numbers[s], masks, sole, kept=kept)
             for s, hand in enumerate(hands)
         ),
-        _classes(table, total, once, last, masks, sole=True, points=False, kept=kept),
+        _classes(
+            table,
+            total,
+            once,
+            hands[last],
+            numbers[last],
+            masks,
+            sole=True,
+            points=False,
+            kept=kept,
+        ),
     )
 
 
@@ -758,8 +773,8 @@ class _Entry:
         self.alike: list[int] = []
         self.most = HIGH
         # At a trick's start, what its classes are made from when first needed: the cards in
-        # play (``_in_play``) and the leader's classes.
-        self.pending: tuple[Counts, int, dict[int, tuple[int, ...]]] | None = None
+        # play (``_in_play``), the hands read as numbers and the leader's classes.
+        self.pending: tuple[Counts, int, list[int], dict[int, tuple[int, ...]]] | None = None
 
     def cut(self, alpha: int, beta: int) -> tuple[int | None, int, int]:
         """The value, when the bounds proved settle it for the window ``alpha``–``beta``
@@ -799,7 +814,8 @@ class Solver:
     table) gain at most one entry per position expanded, as the tables do, ``_singles`` and
     ``_last_tricks`` (last tricks scored without a search) one per position counted,
     ``_hands_after`` (a hand less a play) one per option of an ``_answers`` or ``_lead_plays``
-    entry at most, ``_throws`` one per suit of a trick start expanded, ``_lead_plays`` (a
+    entry at most, ``_numbers`` (a hand read as a number) four per trick start expanded at
+    most, ``_throws`` one per suit of a trick start expanded, ``_lead_plays`` (a
     leader's leads per its hand, its classes and the standing throws) one per trick start
     expanded or listed (``plays``), and
     ``_classes_by_suit`` (a seat's classes in a suit per the suit's cards in play and the
@@ -846,6 +862,7 @@ class Solver:
         field(default_factory=dict)
     )
     _hands_after: dict[tuple[Counts, tuple[int, ...]], Counts] = field(default_factory=dict)
+    _numbers: dict[Counts, int] = field(default_factory=dict)
     _alike: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     _layout: Layout = ()
     _loose: LooseShifts = ()
@@ -1178,6 +1195,7 @@ class Solver:
             total,
             once,
             hands,
+            [int.from_bytes(hand, "big") for hand in hands],
             leader,
             self._masks,
             False,
@@ -1227,23 +1245,33 @@ class Solver:
         if most <= alpha:
             return most
         if entry is None:
-            total, once = _in_play(hands, ())
+            # Each hand read as a number once (kept in ``_numbers``), for the cards in play,
+            # the leader's classes and ``_alike``.
+            numbers: list[int] = []
+            for hand in hands:
+                number = self._numbers.get(hand)
+                if number is None:
+                    number = self._numbers[hand] = int.from_bytes(hand, "big")
+                numbers.append(number)
+            total, once = _tally(sum(numbers))
             leads = _classes(
                 self.game.table,
                 total,
                 once,
                 hands[leader],
+                numbers[leader],
                 self._masks,
                 True,
                 kept=self._classes_by_suit,
             )
             options, points, lefts = self._leads(hands, leader, leads)
             entry = _Entry(options, None, (), [], points, lefts)
-            entry.pending = (total, once, leads)
+            entry.pending = (total, once, numbers, leads)
             entry.most = most
             self.table[key] = entry
             # Hands alike (``_alike``) have one value: the bounds proved on one hold for all.
-            alike = (_alike(self._layout, self._steps, self._loose, hands), leader)
+            joint = _joint(numbers)
+            alike = (_alike(self._layout, self._steps, self._loose, joint), leader)
             entry.alike = self._alike.get(alike) or self._alike.setdefault(alike, [LOW, HIGH])
         entry.low, entry.high = entry.alike
         known, alpha, beta = entry.cut(alpha, beta)
@@ -1426,12 +1454,13 @@ class Solver:
             elif n < 3:
                 if classes is None:
                     assert entry.pending is not None
-                    total, once, made = entry.pending
+                    total, once, numbers, made = entry.pending
                     classes = entry.classes = _trick_classes(
                         self.game.table,
                         total,
                         once,
                         hands,
+                        numbers,
                         leader,
                         self._masks,
                         True,
