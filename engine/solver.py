@@ -152,7 +152,9 @@ def _without(counts: Counts, cards: Sequence[int]) -> Counts:
 
 
 def _hand(counts: Counts) -> Hand:
-    hand = Hand()
+    # Not through ``Hand()``: its checks of cards given would read none, the counts being a
+    # count vector already.
+    hand = Hand.__new__(Hand)
     hand.counts = list(counts)
     return hand
 
@@ -241,11 +243,11 @@ def standing_throw(
     cards = [k for k in ctx.kinds[suit] for _ in range(hands[seat][k])]
     others: list[Hand] = []
     while len(cards) >= 2:
-        units = lead_units(ctx, cards)
-        if len(units) < 2:
-            return None
         others = others or [_hand(h) for h in hands]
+        # The check splits the cards into units first, and tells one unit from a throw.
         verdict = check_throw(ctx, table.ruleset.throw, seat, cards, others)
+        if not verdict.is_throw:
+            return None
         if verdict.stands:
             return tuple(cards), verdict.units
         for unit in {beat.unit for beat in verdict.beaten}:
@@ -330,19 +332,24 @@ def _unit_leads(
 
 
 def _suit_throws(
-    table: Table, hands: Sequence[Counts], seat: int, suits: list[int], throws: Throws | None
+    table: Table,
+    hands: Sequence[Counts],
+    seat: int,
+    suits: list[int],
+    throws: Throws | None,
+    readers: dict[int, Callable[[bytes], SuitBytes]] | None = None,
 ) -> list[Play]:
     """The standing throw ``seat`` leads in each of ``suits`` (two cards of it held at least)
     that has one, where throws are allowed. A throw check reads the hands' cards of the thrown
     suit only (R-THROW-CHECK does not count trumping in): ``throws``, when given, keeps each
-    suit's throw per those cards."""
+    suit's throw per those cards, read by ``readers`` per suit when given (``_suit_bytes``)."""
     found: list[Play] = []
     if not table.ruleset.throw.allowed:
         return found
     throws = {} if throws is None else throws
     h0, h1, h2, h3 = hands
     for suit in suits:
-        read = _suit_bytes(table.context.kinds[suit])
+        read = _suit_bytes(table.context.kinds[suit]) if readers is None else readers[suit]
         key = (seat, suit, read(h0), read(h1), read(h2), read(h3))
         if key not in throws:
             throw = standing_throw(table, hands, seat, suit)
@@ -394,14 +401,19 @@ def _tally(whole: int) -> tuple[Counts, int]:
 _ONCE: Final = bytes(int(n == 1) for n in range(256))
 """A byte translation keeping 1 and making every other count 0 (``_in_play``)."""
 
-SuitMasks = tuple[tuple[int, int], ...]
-"""Each suit with a kind, low first, and a number holding 0xff in its kinds' bytes (``_joint``'s
-order)."""
+SuitMasks = tuple[tuple[int, int, Callable[[bytes], SuitBytes]], ...]
+"""Each suit with a kind, low first, a number holding 0xff in its kinds' bytes (``_joint``'s
+order) and the reader of its bytes (``_suit_bytes``)."""
 
 
 def _suit_masks(ctx: TrumpContext) -> SuitMasks:
-    """Each suit of ``ctx`` with a kind and its ``_kinds_mask`` (``_classes``)."""
-    return tuple((suit, _kinds_mask(kinds)) for suit, kinds in enumerate(ctx.kinds) if kinds)
+    """Each suit of ``ctx`` with a kind, its ``_kinds_mask`` and its ``_suit_bytes`` (found once
+    here, not by its kinds' hash per suit read: ``_classes``, ``_suit_throws``)."""
+    return tuple(
+        (suit, _kinds_mask(kinds), _suit_bytes(kinds))
+        for suit, kinds in enumerate(ctx.kinds)
+        if kinds
+    )
 
 
 def _kinds_mask(kinds: Sequence[int]) -> int:
@@ -463,11 +475,10 @@ def _classes(
         return classes
     kept = {} if kept is None else kept
     # A class holds two of the seat's cards alone in play, of one suit.
-    for suit, mask in masks:
+    for suit, mask, read in masks:
         in_suit = alone & mask
         if not in_suit & (in_suit - 1):
             continue
-        read = _suit_bytes(ctx.kinds[suit])
         key = (suit, read(total), read(own), sole, points)
         runs = kept.get(key)
         if runs is None:
@@ -868,6 +879,7 @@ class Solver:
     _loose: LooseShifts = ()
     _steps: tuple[tuple[int, ...], ...] = ()
     _masks: SuitMasks = ()
+    _readers: dict[int, Callable[[bytes], SuitBytes]] = field(default_factory=dict)
 
     _defenders: tuple[bool, ...] = ()
     _killers: dict[tuple[int, Counts, tuple[tuple[int, ...], ...]], tuple[int, ...]] = field(
@@ -880,6 +892,7 @@ class Solver:
         self._layout, self._steps = _layout(self.game.table)
         self._loose = tuple({} for _ in self._layout)
         self._masks = _suit_masks(self.game.table.context)
+        self._readers = {suit: read for suit, _, read in self._masks}
 
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
@@ -939,7 +952,7 @@ class Solver:
         """
         table = self.game.table
         cut, suits = _unit_leads(table, hands[seat], seat, self._units)
-        throws = _suit_throws(table, hands, seat, suits, self._throws)
+        throws = _suit_throws(table, hands, seat, suits, self._throws, self._readers)
         key = (hands[seat], seat, tuple(classes.values()), tuple(throws))
         leads = self._lead_plays.get(key)
         if leads is None:
