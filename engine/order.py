@@ -122,14 +122,17 @@ def _tier_members(tier: str, level: int, trump: int | None) -> list[int]:
 
 
 def _build(order: OrderRule, level: int, trump: int | None, decks: int) -> TrumpContext:
-    # Trump places from high to low; a card takes the highest place it qualifies for.
+    # Trump places from high to low, each once (a ruleset built in code is not validated: a
+    # place named twice would put its cards on two steps); a card takes the highest place it
+    # qualifies for.
+    tiers = tuple(dict.fromkeys(order.trump_tiers))
     placed: dict[int, str] = {}
-    for tier in order.trump_tiers:
+    for tier in tiers:
         for k in _tier_members(tier, level, trump):
             placed.setdefault(k, tier)
     # Steps of the trump suit, low to high, each tagged with its place.
     trump_steps: list[tuple[tuple[int, ...], str]] = []
-    for tier in reversed(order.trump_tiers):
+    for tier in reversed(tiers):
         members = [k for k in _tier_members(tier, level, trump) if placed.get(k) == tier]
         if not members:
             continue

@@ -507,9 +507,11 @@ def validate(ruleset: Ruleset, where: str = "ruleset") -> None:
             f"{where}: 4 hands of {ruleset.hand_size} and a kitty of {ruleset.kitty_size} "
             f"do not make {deck} cards"
         )
-    for tier in ruleset.order.trump_tiers:
+    for i, tier in enumerate(ruleset.order.trump_tiers):
         if not _known_tier(tier):
             raise RulesetError(f"{where}.order.trump_tiers: unknown place {tier!r}")
+        if tier in ruleset.order.trump_tiers[:i]:
+            raise RulesetError(f"{where}.order.trump_tiers: {tier!r} is listed twice")
     tiers = set(ruleset.order.trump_tiers)
     for upper, lower in ruleset.order.tractor_links:
         if upper not in tiers or lower not in tiers:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +74,16 @@ def test_r_order_cs_dual_level_ace_in_spade_ace_place() -> None:
     ctx = trump_context(CHANGSHU, rank_index("A"), SPADES)
     s = order_of(ctx, "LJ SA HA CA")
     assert s[0] > s[1] > s[2] == s[3]
+
+
+def test_r_order_cs_dual_a_place_named_twice_in_code_holds_its_cards_once() -> None:
+    # A ruleset built in code is not validated: naming ♠A's place again, above the jokers,
+    # puts ♠A there once, not on two steps of the trumps.
+    order = replace(CHANGSHU.order, trump_tiers=("card:SA", *CHANGSHU.order.trump_tiers))
+    ctx = trump_context(replace(CHANGSHU, order=order), rank_index("2"), HEARTS)
+    assert ctx.kinds[TRUMP].count(parse_card("SA")) == 1
+    assert max(range(KINDS), key=lambda k: ctx.strength[k]) == parse_card("SA")
+    assert len(ctx.kinds[TRUMP]) == len(set(ctx.kinds[TRUMP]))
 
 
 def test_r_order_beats_trump_over_side() -> None:

@@ -186,6 +186,12 @@ def test_ruleset_sizes_outside_a_game_are_refused_naming_the_field(
         ruleset_from_mapping({"base": base, "id": "bad", **override})
 
 
+def test_r_order_a_trump_place_listed_twice_is_refused_naming_it() -> None:
+    tiers = ["card:SA", "BJ", "LJ", "card:SA", "trump-level", "other-level", "trump-suit"]
+    with pytest.raises(RulesetError, match=r"order\.trump_tiers: 'card:SA' is listed twice"):
+        ruleset_from_mapping({"base": "classic", "id": "bad", "order": {"trump_tiers": tiers}})
+
+
 def test_ruleset_sizes_within_the_bounds_are_accepted() -> None:
     # A house kitty of 12 with two decks: four hands of 24.
     house = ruleset_from_mapping(
