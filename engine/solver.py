@@ -894,6 +894,20 @@ class Solver:
         self._masks = _suit_masks(self.game.table.context)
         self._readers = {suit: read for suit, _, read in self._masks}
 
+    def _trick_classes(
+        self,
+        total: Counts,
+        once: int,
+        hands: Sequence[Counts],
+        numbers: Sequence[int],
+        leader: int,
+        sole: bool,
+        made: dict[int, tuple[int, ...]] | None = None,
+    ) -> Classes:
+        """``_trick_classes`` with the solver's table, suits and classes kept per suit."""
+        table, masks, kept = self.game.table, self._masks, self._classes_by_suit
+        return _trick_classes(table, total, once, hands, numbers, leader, masks, sole, made, kept)
+
     def _kitty_most(self, hands: Sequence[Counts]) -> int:
         """The largest kitty bonus the last lead can bring, from the hands at a trick's start.
 
@@ -1203,17 +1217,8 @@ class Solver:
             return lambda a, b: self._start(hands, leader, held, a, b)
         plays, lead = position.plays, position.lead
         total, once = _in_play(hands, plays)
-        classes = _trick_classes(
-            self.game.table,
-            total,
-            once,
-            hands,
-            [int.from_bytes(hand, "big") for hand in hands],
-            leader,
-            self._masks,
-            False,
-            kept=self._classes_by_suit,
-        )
+        numbers = [int.from_bytes(hand, "big") for hand in hands]
+        classes = self._trick_classes(total, once, hands, numbers, leader, False)
         on_table = sum(POINTS[k] for cards in plays for k in cards)
         held += on_table
         return lambda a, b: self._trick(hands, leader, plays, lead, classes, held, on_table, a, b)
@@ -1468,17 +1473,8 @@ class Solver:
                 if classes is None:
                     assert entry.pending is not None
                     total, once, numbers, made = entry.pending
-                    classes = entry.classes = _trick_classes(
-                        self.game.table,
-                        total,
-                        once,
-                        hands,
-                        numbers,
-                        leader,
-                        self._masks,
-                        True,
-                        made,
-                        self._classes_by_suit,
+                    classes = entry.classes = self._trick_classes(
+                        total, once, hands, numbers, leader, True, made
                     )
                     entry.pending = None
                 answered = play.units if n == 0 else lead
