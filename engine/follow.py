@@ -14,7 +14,7 @@ cards from the same hand reaches.
 >>> from chaodipi.engine.presets import CLASSIC
 >>> from chaodipi.engine.order import trump_context
 >>> from chaodipi.engine.cards import Hand, parse_card, parse_cards, HEARTS
->>> from chaodipi.engine.units import Unit
+>>> from chaodipi.engine.units import Unit, one_unit_of_shape
 >>> ctx = trump_context(CLASSIC, 4, HEARTS)
 >>> pair = (Unit(2, (parse_card("CK"),)),)
 >>> verdict = check_follow(ctx, pair, Hand("CQ CQ C7 S3"), parse_cards("CQ C7"))
@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from operator import itemgetter
 
 from chaodipi.engine.cards import (
@@ -41,7 +40,7 @@ from chaodipi.engine.cards import (
 )
 from chaodipi.engine.lead import describe_lead, suit_label
 from chaodipi.engine.order import TRUMP, TrumpContext
-from chaodipi.engine.units import Unit
+from chaodipi.engine.units import Unit, one_unit_of_shape
 from chaodipi.engine.verdict import Verdict
 
 __all__ = ["check_follow", "clear_caches", "follows_in_kind", "legal_follow"]
@@ -550,15 +549,8 @@ def _in_led_shape(ctx: TrumpContext, lead_units: Sequence[Unit], play: Sequence[
     ruleset links its cards (``same_shape_follow_free``). O(n log n)."""
     if len(lead_units) != 1 or lead_units[0].width < 2:
         return False
-    width, length = lead_units[0].width, len(lead_units[0].kinds)
-    held = Counter(play)
-    if len(held) != length or any(c != width for c in held.values()):
-        return False
-    kinds = ctx.in_step_order(held)
-    for low, high in pairwise(kinds):
-        if ctx.suit[high] != ctx.suit[low] or high not in ctx.link_up[low]:
-            return False
-    return True
+    unit = lead_units[0]
+    return one_unit_of_shape(ctx, play, unit.width, len(unit.kinds)) is not None
 
 
 def _holds_led_shape(table: _SuitTable, counts: tuple[int, ...], unit: Unit) -> bool:

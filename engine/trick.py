@@ -32,7 +32,7 @@ from typing import Final
 from chaodipi.engine.cards import LITTLE_JOKER
 from chaodipi.engine.order import TRUMP, TrumpContext
 from chaodipi.engine.ruleset import ThrowCompare
-from chaodipi.engine.units import Unit, canonical_split, impossible_play
+from chaodipi.engine.units import Unit, canonical_split, impossible_play, one_unit_of_shape
 
 __all__ = ["trick_winner"]
 
@@ -250,21 +250,15 @@ def _tractor_winner(
     # One tractor led: only a tractor of its shape, all led suit or all trump, can win. O(n).
     width, length = lead.width, len(lead.kinds)  # fields, not properties: interpreted, calls
     size = width * length
-    strength, suit, link_up = ctx.strength, ctx.suit, ctx.link_up
+    strength, suit = ctx.strength, ctx.suit
     winner, best = 0, strength[lead.kinds[-1]]
     for i, play in enumerate(follows):
         if len(play) != size or suit[play[0]] not in (led, TRUMP):
             continue
-        held = Counter(play)
-        if len(held) != length or any(c != width for c in held.values()):
-            continue
-        kinds = ctx.in_step_order(held)
-        if any(suit[k] != suit[kinds[0]] for k in kinds):
-            continue
-        if all(high in link_up[low] for low, high in pairwise(kinds)):
-            top = strength[kinds[-1]]
-            if top > best:  # strictly higher: the earlier equal card wins
-                winner, best = i + 1, top
+        kinds = one_unit_of_shape(ctx, play, width, length)
+        if kinds is not None and strength[kinds[-1]] > best:
+            # strictly higher: the earlier equal card wins
+            winner, best = i + 1, strength[kinds[-1]]
     return winner
 
 

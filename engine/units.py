@@ -14,9 +14,11 @@ units, largest first: R-UNIT-SPLIT) unless the record carries the leader's own s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 from chaodipi.engine.cards import KINDS, format_cards, label_cards
@@ -111,6 +113,32 @@ def impossible_play(ctx: TrumpContext, play: Sequence[int]) -> int | None:
         if play.count(k) > decks:
             return k
     return None
+
+
+def one_unit_of_shape(
+    ctx: TrumpContext, play: Sequence[int], width: int, length: int
+) -> list[int] | None:
+    """``play``'s kinds low to high when it is one unit of ``length`` steps of ``width`` copies
+    (a pair, triple or tractor of that shape, of any one effective suit, linked as ``ctx``
+    links them), else None. O(n log n).
+
+    >>> from chaodipi.engine.presets import CLASSIC
+    >>> from chaodipi.engine.order import trump_context
+    >>> from chaodipi.engine.cards import parse_cards, HEARTS, rank_index
+    >>> ctx = trump_context(CLASSIC, rank_index("2"), HEARTS)
+    >>> one_unit_of_shape(ctx, parse_cards("S4 S3 S3 S4"), 2, 2) == parse_cards("S3 S4")
+    True
+    >>> one_unit_of_shape(ctx, parse_cards("S3 S3 S5 S5"), 2, 2) is None
+    True
+    """
+    held = Counter(play)
+    if len(held) != length or any(c != width for c in held.values()):
+        return None
+    kinds = ctx.in_step_order(held)
+    for low, high in pairwise(kinds):
+        if ctx.suit[high] != ctx.suit[low] or high not in ctx.link_up[low]:
+            return None
+    return kinds
 
 
 def chains_from(ctx: TrumpContext, counts: HeldCounts, start: int, width: int) -> Iterator[Unit]:
