@@ -85,7 +85,7 @@ class Limits:
     @classmethod
     def of(cls, ruleset: Ruleset) -> Limits:
         deck = 54 * ruleset.decks
-        return cls(held=ruleset.hand_size + ruleset.kitty_size, deal=2 * deck, items=deck)
+        return cls(ruleset.hand_size + ruleset.kitty_size, 2 * deck, deck)  # held, deal, items
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,22 +481,25 @@ def read_game(
     if reader.violations:
         return reader.violations
     metadata = fields.metadata
+    # Its fields in order, not by keyword: pure Python makes a dict of the keywords for each
+    # call of a class (as for the bids and exchanges read, and ``Limits``).
     return ReadHand(
-        ruleset=ruleset,
-        hands=hands,
-        kitty=kitty,
-        first_drawer=first_drawer,
-        team_levels=team_levels,
-        dealer=dealer,
-        first_hand=ctx.first_hand,
-        bids=bids,
-        exchanges=exchanges,
-        tricks=tricks,
-        claim=fields.claim if fields.HasField("claim") else None,
-        incomplete=metadata.get(INCOMPLETE_KEY, ""),
-        unsupported=metadata.get(UNSUPPORTED_KEY, ""),
-        record_id=fields.record_id,
-        canonical=canonical,
+        ruleset,
+        hands,
+        kitty,
+        first_drawer,
+        team_levels,
+        dealer,
+        ctx.first_hand,
+        bids,
+        exchanges,
+        tricks,
+        fields.claim if fields.HasField("claim") else None,
+        None,  # violations: none
+        metadata.get(INCOMPLETE_KEY, ""),
+        metadata.get(UNSUPPORTED_KEY, ""),
+        fields.record_id,
+        canonical,
     )
 
 
@@ -901,21 +904,21 @@ def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:
             Violation(f"{path}.kind", f"bid kind {kind} is not one of 1-5 (BidKind)")
         )
     return ReadBid(
-        seat=reader.seat(bid.seat, f"{path}.seat"),
+        reader.seat(bid.seat, f"{path}.seat"),
         # An unknown kind is a violation above, which rejects the record.
-        kind=BID_KINDS.get(kind, BidKind.DECLARE),
-        cards=reader.cards(bid.cards, f"{path}.cards"),
-        names_trump=names_trump,
-        trump_choice=SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
-        drawn_count=bid.drawn_count if bid.HasField("drawn_count") else None,
+        BID_KINDS.get(kind, BidKind.DECLARE),
+        reader.cards(bid.cards, f"{path}.cards"),
+        names_trump,
+        SUITS_BY_PROTO.get(bid.trump_chosen) if names_trump else None,
+        bid.drawn_count if bid.HasField("drawn_count") else None,
     )
 
 
 def _read_exchange(reader: _Reader, ex: records_pb2.KittyExchange, path: str) -> ReadExchange:
     return ReadExchange(
-        seat=reader.seat(ex.seat, f"{path}.seat"),
-        picked_up=reader.cards(ex.picked_up, f"{path}.picked_up"),
-        buried=reader.cards(ex.buried, f"{path}.buried"),
+        reader.seat(ex.seat, f"{path}.seat"),
+        reader.cards(ex.picked_up, f"{path}.picked_up"),
+        reader.cards(ex.buried, f"{path}.buried"),
     )
 
 

@@ -14,6 +14,7 @@ from chaodipi.auditor.findings import count_cards
 from chaodipi.auditor.state import HandState
 from chaodipi.auditor.wire import fill_level
 from chaodipi.engine import (
+    KINDS,
     Unit,
     clears_must_play,
     kitty_bonus,
@@ -32,8 +33,10 @@ SCORING = audit_pb2.PHASE_SCORING
 def score_hand(replay: HandState) -> None:
     """Compute the score, level result and next dealer, then check the table's claims."""
     rs, computed = replay.ruleset, replay.computed
-    # Cards left: any() tests each kind, cheaper than len(), a call summing all 54 counts.
-    leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if any(h.counts)]
+    # Cards left: a hand played out counts 0 of every kind. ``count(0)`` compares each count
+    # with 0 at C speed (the same object), cheaper than any() testing each for truth or len()
+    # summing them.
+    leftover = [(s, len(h)) for s, h in enumerate(replay.hands) if h.counts.count(0) != KINDS]
     tricks = replay.read.tricks
     if leftover or not tricks:
         held = ", ".join(f"seat {s} has {count_cards(n)} left" for s, n in leftover)

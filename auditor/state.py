@@ -25,7 +25,9 @@ class HandState:
     ``report`` the steps fill in; ``table`` is set once the bidding has settled trump, with
     ``dealer``. ``last_lead`` is the lead format the kitty counts (R-KITTY): after a failed
     throw the forced unit; None after a lead with no legal shape. With ``want_steps`` the
-    state after every step is kept in ``steps``.
+    state after every step is kept in ``steps``, and the play's place (``trick_index``,
+    ``play_index``, the trick under way in ``current``) is kept for them: without steps
+    the play leaves those as they start.
     ``trick_results`` holds each trick played out, its ``TrickResult`` encoded, until the
     play writes them all to ``computed.tricks`` at once (``tricks.write_trick_results``);
     ``throw_results`` the penalty and the throw fields, encoded (``TrickResult``'s), of each

@@ -79,6 +79,9 @@ _TURNS: Final = tuple(
 )
 """The seat whose turn each play of a trick is, by the trick's leader (a seat the reader
 checked): looked up, for the follows ``play_tricks`` takes."""
+_FOLLOWS: Final = tuple(tuple(range(1, plays)) for plays in range(PLAYS_PER_TRICK + 1))
+"""The index of each follow of a trick (every play but the lead), by the trick's number of
+plays (at most ``PLAYS_PER_TRICK``, as read): looked up, cheaper than a range built a trick."""
 
 
 def play_tricks(replay: HandState) -> None:
@@ -104,7 +107,7 @@ def play_tricks(replay: HandState) -> None:
             if len(unit.kinds) == 1:
                 width, led = unit.width, suit[unit.kinds[0]]
         turns = _TURNS[trick.leader]
-        for p in range(1, len(plays)):
+        for p in _FOLLOWS[len(plays)]:
             play = plays[p]
             cards = play.cards
             seat = play.seat
@@ -180,8 +183,6 @@ def lead_trick(
     due to lead when the caller knows it (what ``finish_trick`` returned for the last trick);
     else it is read from the results written (``write_trick_results``) so far.
     """
-    replay.trick_index, replay.play_index = t, None
-    replay.current = []
     leader = trick.leader
     expected_leader = due
     if expected_leader is None:
@@ -213,13 +214,14 @@ def lead_trick(
     else:
         answered = _check_lead(replay, table, t, trick)
         held = size == 1 and counts[cards[0]] > 0
-    replay.play_index = 0
     if held:
         counts[cards[0]] -= size  # copies of one card, held: what ``take`` does, without its call
     else:
         replay.take(lead.seat, cards, PLAY, "led", trick=t, play=0)
     if replay.want_steps:
-        replay.current.append((lead.seat, lead.cards))
+        # Where the play stands is kept for the steps alone (``HandState``): not set a trick.
+        replay.trick_index, replay.play_index = t, 0
+        replay.current = [(lead.seat, lead.cards)]
         replay.snapshot(PLAY)
     return answered
 
@@ -237,7 +239,6 @@ def follow_trick(
     size = len(plays[0].cards)
     held = replay.hands[seat]
     counts = held.counts
-    replay.play_index = p
     played = len(cards)
     holds = counts[cards[0]] > 0 if played == 1 else not held.missing(cards)
     if played != size:
@@ -271,6 +272,7 @@ def follow_trick(
     else:
         replay.take(seat, cards, PLAY, "played", trick=t, play=p)
     if replay.want_steps:
+        replay.play_index = p
         replay.current.append((seat, cards))
         replay.snapshot(PLAY)
 
@@ -546,13 +548,13 @@ def finish_trick(
     if winner % 2 != replay.dealer % 2:
         replay.defenders_points += points
     replay.defenders_points += penalty
-    replay.play_index = None
     # Most claims name the winner, points and penalty found: nothing to record.
     if claim is not None and (
         claim.winner != winner or claim.points != points or claim.penalty != abs(penalty)
     ):
         _check_trick_claim(replay, t, trick, claim, plays[index].cards, winner, points, penalty)
     if replay.want_steps:
+        replay.play_index = None
         replay.current = []
         replay.snapshot(PLAY)
     return winner

@@ -586,7 +586,7 @@ def follows_in_kind(
     # A loop stopping at the first card held: compiled, a native one, several times cheaper
     # than summing ``take``'s tuple; in pure Python about as cheap, and all() over a
     # generator twice as dear.
-    for k in _tables(ctx).suits[led].kinds:
+    for k in ctx.kinds[led]:  # the suit's kinds, read from the context: no table looked up
         if counts[k] >= least:
             break
     else:

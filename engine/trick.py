@@ -226,24 +226,6 @@ def _play_key(
     return tuple(top for shape_tops in tops for top in shape_tops)
 
 
-def _set_winner(ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]) -> int:
-    # A single, pair or triple led (the common case): only copies of one card can win.
-    suit, strength = ctx.suit, ctx.strength
-    winner, best = 0, strength[lead.kinds[0]]
-    # enumerate without a start: compiled, only that form is a native loop.
-    for i, play in enumerate(follows):
-        if not play:
-            continue
-        first = play[0]
-        if (
-            strength[first] > best
-            and suit[first] in (led, TRUMP)
-            and play.count(first) == len(play)
-        ):
-            winner, best = i + 1, strength[first]
-    return winner
-
-
 def _tractor_winner(
     ctx: TrumpContext, led: int, lead: Unit, follows: Sequence[Sequence[int]]
 ) -> int:
@@ -355,11 +337,27 @@ def trick_winner(
     ``HIGHEST_CARD``, its canonical split (``canonical_split``): polynomial in the n cards.
     """
     first = lead_units[0]
-    led = ctx.suit[first.kinds[-1]]
+    suit = ctx.suit
+    led = suit[first.kinds[-1]]
     if len(lead_units) == 1:
-        if len(first.kinds) == 1:
-            return _set_winner(ctx, led, first, follows)
-        return _tractor_winner(ctx, led, first, follows)
+        if len(first.kinds) > 1:
+            return _tractor_winner(ctx, led, first, follows)
+        # A single, pair or triple led (most tricks): only copies of one card can win. Here,
+        # not in a function of its own: a call costs as much as the loop, once a trick.
+        strength = ctx.strength
+        winner, top = 0, strength[first.kinds[0]]
+        # enumerate without a start: compiled, only that form is a native loop.
+        for i, play in enumerate(follows):
+            if not play:
+                continue
+            card = play[0]
+            if (
+                strength[card] > top
+                and suit[card] in (led, TRUMP)
+                and play.count(card) == len(play)
+            ):
+                winner, top = i + 1, strength[card]
+        return winner
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.HIGHEST_CARD:
         return _highest_card_winner(ctx, led, lead_units, follows)
     if len(lead_units) > 1 and ctx.throw_compare is ThrowCompare.ANY_THROW:
