@@ -1,6 +1,8 @@
 """``message_dict`` gives what ``json_format.MessageToDict`` gives: the same dict, keys in the
 same order, for the reports of every ruleset and for a message of every kind of field; and
-``message_json`` the text ``json.dumps`` makes of it."""
+``message_json`` the text ``json.dumps`` makes of it, from a message's encoding (any values of
+the report and record types, a tree of every kind of field, unknown fields) or from its fields
+(a group among its unknown fields)."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from google.protobuf import (
     timestamp_pb2,
     wrappers_pb2,
 )
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto as F
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +35,9 @@ from chaodipi.auditor.jsondict import (
     message_dict,
     message_json,
 )
+from chaodipi.auditor.wire import encode_varint
 from chaodipi.engine.presets import BUILTIN
+from chaodipi.v1 import audit_pb2, records_pb2
 
 
 def _same(message: Message) -> None:
@@ -268,3 +273,159 @@ def test_the_texts_kept_for_a_type_of_scalars_are_bounded() -> None:
     assert known is not None
     assert 0 < len(known) <= _KNOWN_COUNT
     assert all(len(encoding) <= _KNOWN_SIZE for encoding in known)
+
+
+def _tree_kind() -> type[Message]:
+    """A proto3 message written from its encoding: a field of each scalar type singular,
+    repeated (packed, and unpacked for the numbers) and optional, an enum, a oneof, and
+    messages of its own type and of a type of scalars (``Scalars``); no maps."""
+    file = descriptor_pb2.FileDescriptorProto(
+        name="tree.proto", package="kinds", syntax="proto3", dependency=["every_kind.proto"]
+    )
+    kind = file.message_type.add(name="Tree")
+    kind.oneof_decl.add(name="choice")
+    number = 0
+
+    def add(name: str, type_: int, label: int = F.LABEL_OPTIONAL, **more: object) -> None:
+        nonlocal number
+        number += 1
+        kind.field.add(name=name, number=number, type=type_, label=label, **more)  # type: ignore[arg-type]
+
+    for name, type_ in _SCALARS.items():
+        add(name, type_)
+        add(f"r_{name}", type_, F.LABEL_REPEATED)
+        if type_ not in (F.TYPE_STRING, F.TYPE_BYTES):
+            add(f"u_{name}", type_, F.LABEL_REPEATED)
+            kind.field[-1].options.packed = False
+    add("f_sint32", F.TYPE_SINT32)
+    add("f_sfixed64", F.TYPE_SFIXED64)
+    add("f_fixed32", F.TYPE_FIXED32)
+    add("f_colour", F.TYPE_ENUM, type_name=".kinds.Colour")
+    add("r_colour", F.TYPE_ENUM, F.LABEL_REPEATED, type_name=".kinds.Colour")
+    add("child", F.TYPE_MESSAGE, type_name=".kinds.Tree")
+    add("children", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Tree")
+    add("r_scalars", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Scalars")
+    add("c_string", F.TYPE_STRING, oneof_index=0)
+    add("c_child", F.TYPE_MESSAGE, oneof_index=0, type_name=".kinds.Tree")
+    # Numbers past 15 have tags of two bytes.
+    number = 2000
+    add("far_int32", F.TYPE_INT32, F.LABEL_REPEATED)
+    add("far_child", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Tree")
+    _POOL.Add(file)
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kinds.Tree"))
+
+
+Tree = _tree_kind()
+
+_MORE_VALUES = {
+    F.TYPE_SINT32: st.integers(-(2**31), 2**31 - 1),
+    F.TYPE_FIXED32: st.integers(0, 2**32 - 1),
+    F.TYPE_SFIXED64: st.integers(-(2**63), 2**63 - 1),
+    F.TYPE_STRING: st.text(max_size=6),  # any Unicode: CJK, astral, controls, quotes
+}
+
+
+def _field_values(fd: FieldDescriptor) -> st.SearchStrategy[object]:
+    if fd.type == F.TYPE_ENUM:
+        # Its names, and numbers it does not name (open enums: kept, written as numbers).
+        return st.sampled_from([v.number for v in fd.enum_type.values]) | st.integers(
+            -(2**31), 2**31 - 1
+        )
+    return _MORE_VALUES[fd.type] if fd.type in _MORE_VALUES else _VALUES[fd.type]
+
+
+@st.composite
+def _any_message(draw: st.DrawFn, kind: type[Message], depth: int = 0) -> Message:
+    """A message of a type with any of its fields set, to any values, two levels deep."""
+    message = kind()
+    for fd in kind.DESCRIPTOR.fields:
+        found = getattr(message, fd.name) if fd.is_repeated else None
+        sub = fd.message_type
+        if sub is not None and sub.GetOptions().map_entry:
+            key, value = sub.fields_by_name["key"], sub.fields_by_name["value"]
+            for k in draw(st.lists(_field_values(key), max_size=2)):
+                found[k] = draw(_field_values(value))  # type: ignore[index]
+        elif sub is not None:
+            sub_kind = message_factory.GetMessageClass(sub)
+            if depth < 2 and fd.is_repeated:
+                for child in draw(st.lists(_any_message(sub_kind, depth + 1), max_size=2)):
+                    found.add().CopyFrom(child)  # type: ignore[union-attr]
+            elif depth < 2 and draw(st.booleans()):
+                getattr(message, fd.name).CopyFrom(draw(_any_message(sub_kind, depth + 1)))
+        elif fd.is_repeated:
+            found.extend(draw(st.lists(_field_values(fd), max_size=3)))  # type: ignore[union-attr]
+        elif draw(st.booleans()):
+            setattr(message, fd.name, draw(_field_values(fd)))  # 0, "": set, as proto3 has it
+    return message
+
+
+_UNKNOWN_FIELDS = [
+    b"\xb8\x3e\x05",  # field 1000, a varint
+    b"\xba\x3e\x03\xe7\x89\x8c",  # field 1000, a string
+    b"\xba\x3e\x02\x08\x07",  # field 1000, bytes that would read as field 1 = 7
+    b"\xb9\x3e\x08\x07\x10\x01\x18\x01\x20\x01",  # field 1000, 64 bits, likewise
+    b"\x35\x00\x08\x87\x01",  # field 6, 32 bits (a known number, another wire type), likewise
+    b"\x0a\x00",  # field 1 as a string: known, of another type in most messages
+]
+"""Unknown fields, each a tag and its value: the parser keeps them and they are encoded again."""
+_UNKNOWN = st.lists(st.sampled_from(_UNKNOWN_FIELDS), max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [audit_pb2.AuditReport, audit_pb2.MatchAuditReport, records_pb2.RecordFile, Tree]
+    ).flatmap(_any_message),
+    _UNKNOWN,
+)
+def test_report_and_record_messages_of_any_values_are_written_as_message_to_dict_writes_them(
+    message: Message, unknown: list[bytes]
+) -> None:
+    _same(message)
+    # Unknown fields (kept by the parser and written again): never written.
+    with_unknown = type(message)()
+    try:
+        with_unknown.ParseFromString(message.SerializeToString() + b"".join(unknown))
+    except DecodeError:
+        return  # field 1 is a sub-message in some: not every fragment parses
+    _same(with_unknown)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_any_message(Tree))
+def test_a_tree_of_every_kind_of_field_is_written_from_its_encoding_as_message_to_dict_writes_it(
+    message: Message,
+) -> None:
+    assert _plan_of(message).tags is not None  # its encoding is walked
+    _same(message)
+
+
+def _tag(name: str, wire_type: int) -> bytes:
+    return encode_varint(Tree.DESCRIPTOR.fields_by_name[name].number << 3 | wire_type)
+
+
+def test_unknown_fields_deep_in_an_encoding_and_groups_are_never_written() -> None:
+    for unknown in _UNKNOWN_FIELDS:
+        encoded = Tree(f_int32=-1, c_string="牌").SerializeToString() + unknown
+        parent = Tree()
+        parent.MergeFromString(_tag("far_child", 2) + bytes([len(encoded)]) + encoded)
+        assert parent.far_child[0].f_int32 == -1
+        _same(parent)
+    # A group among the unknown fields (field 1001: start, a varint, end): written from the
+    # message's fields.
+    grouped = Tree()
+    grouped.MergeFromString(Tree(f_string="x").SerializeToString() + b"\xcb\x3e\x08\x01\xcc\x3e")
+    _same(grouped)
+    assert message_json(grouped) == '{"fString": "x"}'
+
+
+def test_a_repeated_field_in_two_runs_is_written_as_one_list() -> None:
+    # An unpacked run, another field, a packed run: the parser makes one list of them, and
+    # its encoding again has one run.
+    message = Tree()
+    message.MergeFromString(
+        _tag("r_f_int64", 0) + b"\x01" + _tag("f_int32", 0) + b"\x02"
+        + _tag("r_f_int64", 2) + b"\x02\x03\x7f"
+    )  # fmt: skip
+    _same(message)
+    assert message_json(message) == '{"fInt32": 2, "rFInt64": ["1", "3", "127"]}'
