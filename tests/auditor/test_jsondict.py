@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 from google.protobuf import (
@@ -88,6 +89,19 @@ _SCALARS = {
 }
 
 
+def _field_adder(kind: descriptor_pb2.DescriptorProto) -> Callable[..., None]:
+    """A function adding a field to ``kind``, numbered after the last one added (or ``at``)."""
+    last = [0]
+
+    def add(
+        name: str, type_: int, label: int = F.LABEL_OPTIONAL, at: int = 0, **more: object
+    ) -> None:
+        last[0] = at or last[0] + 1
+        kind.field.add(name=name, number=last[0], type=type_, label=label, **more)  # type: ignore[arg-type]
+
+    return add
+
+
 def _every_kind() -> type[Message]:
     """A proto3 message with a field of every kind: each scalar type singular, repeated and
     optional, an enum, nested and recursive messages, maps of several key and value types,
@@ -113,12 +127,7 @@ def _every_kind() -> type[Message]:
     kind = file.message_type.add(name="Every")
     kind.oneof_decl.add(name="choice")
     kind.oneof_decl.add(name="_o_int32")  # proto3 optional's own oneof: after the others
-    number = 0
-
-    def add(name: str, type_: int, label: int = F.LABEL_OPTIONAL, **more: object) -> None:
-        nonlocal number
-        number += 1
-        kind.field.add(name=name, number=number, type=type_, label=label, **more)  # type: ignore[arg-type]
+    add = _field_adder(kind)
 
     for name, type_ in _SCALARS.items():
         add(name, type_)
@@ -284,12 +293,7 @@ def _tree_kind() -> type[Message]:
     )
     kind = file.message_type.add(name="Tree")
     kind.oneof_decl.add(name="choice")
-    number = 0
-
-    def add(name: str, type_: int, label: int = F.LABEL_OPTIONAL, **more: object) -> None:
-        nonlocal number
-        number += 1
-        kind.field.add(name=name, number=number, type=type_, label=label, **more)  # type: ignore[arg-type]
+    add = _field_adder(kind)
 
     for name, type_ in _SCALARS.items():
         add(name, type_)
@@ -308,8 +312,7 @@ def _tree_kind() -> type[Message]:
     add("c_string", F.TYPE_STRING, oneof_index=0)
     add("c_child", F.TYPE_MESSAGE, oneof_index=0, type_name=".kinds.Tree")
     # Numbers past 15 have tags of two bytes.
-    number = 2000
-    add("far_int32", F.TYPE_INT32, F.LABEL_REPEATED)
+    add("far_int32", F.TYPE_INT32, F.LABEL_REPEATED, at=2001)
     add("far_child", F.TYPE_MESSAGE, F.LABEL_REPEATED, type_name=".kinds.Tree")
     _POOL.Add(file)
     return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kinds.Tree"))
