@@ -496,8 +496,8 @@ def read_game(
         tricks,
         fields.claim if fields.HasField("claim") else None,
         None,  # violations: none
-        metadata.get(INCOMPLETE_KEY, ""),
-        metadata.get(UNSUPPORTED_KEY, ""),
+        metadata.get(INCOMPLETE_KEY, ""),  # incomplete
+        metadata.get(UNSUPPORTED_KEY, ""),  # unsupported
         fields.record_id,
         canonical,
     )
