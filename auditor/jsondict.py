@@ -292,12 +292,14 @@ def _packed(field: _Field, data: bytes, pos: int, items: list[str]) -> int:
     end = pos + length
     write, fixed = field.write, field.fixed
     while pos < end:
+        # Each branch writes its own value: compiled, one variable would be typed as the
+        # varint's int and refuse a fixed-width float.
         if fixed is None:
-            value, pos = _varint(data, pos)
+            bits, pos = _varint(data, pos)
+            items.append(write(bits))
         else:
-            value = fixed.unpack_from(data, pos)[0]
+            items.append(write(fixed.unpack_from(data, pos)[0]))
             pos += fixed.size
-        items.append(write(value))
     if pos != end:
         raise _Unwritten
     return end
