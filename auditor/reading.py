@@ -856,16 +856,16 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
         i = 2
     plays: list[ReadPlay] = []
     while i + 1 < size and data[i] == _PLAY_TAG:
-        length = data[i + 1]
-        if length > 127:  # a length of more than one byte
-            return None
-        start = i + 2
-        end = start + length
-        encoded = data[start:end]
+        end = i + 2 + data[i + 1]
+        encoded = data[i + 2 : end]
         shared = _PLAYS_BY_CODE.get(encoded)
         if shared is not None:  # most plays
+            # Its length byte was a whole length (a key is under 128 bytes), or the slice ran
+            # short at the end: then ``end`` is past it, and the trick is not read (below).
             plays.append(shared)
         else:
+            if data[i + 1] > 127:  # a length of more than one byte
+                return None
             play = _play_from_wire(encoded, not plays, max_cards)
             if play is None:
                 return None

@@ -171,6 +171,9 @@ def test_a_trick_whose_bytes_do_not_parse_is_named() -> None:
         b"\x12" + bytes((len(play),)) + play + b"\x12",  # a play, then a tag alone
         b"\x12" + bytes((len(play),)) + play + b"\x22",  # a play, then a claim's tag alone
         b"\x12\x04\x12\x09S",  # a play cut short inside its card's token
+        # a play's length in two bytes, the second the start of a single card the reader
+        # shares (its bytes a key of the shared plays): the length runs past the end
+        b"\x12\x85" + play,
     ):
         data = broken.SerializeToString() + b"\x52" + bytes((len(trick),)) + trick
         report = audit_game(data)
@@ -178,3 +181,25 @@ def test_a_trick_whose_bytes_do_not_parse_is_named() -> None:
             ("tricks[3]", "not a Trick: its bytes do not parse")
         ], trick
         assert report.record_id == record.record_id
+
+
+def test_a_play_whose_length_is_written_in_two_bytes_is_read_as_the_parser_reads_it() -> None:
+    record = generate_hand("classic", seed=10)
+    rest = records_pb2.GameRecord.FromString(record.SerializeToString())
+    last = rest.tricks[-1]
+    del rest.tricks[-1:]
+    assert last.leader and last.HasField("claim")
+    trick = (
+        b"\x08"
+        + bytes((last.leader,))
+        + b"".join(
+            b"\x12" + bytes((len(p) | 0x80, 0)) + p  # each length as an overlong varint
+            for p in (play.SerializeToString() for play in last.plays)
+        )
+        + b"\x22"
+        + bytes((last.claim.ByteSize(),))
+        + last.claim.SerializeToString()
+    )
+    data = rest.SerializeToString() + b"\x52" + bytes((len(trick),)) + trick
+    assert records_pb2.GameRecord.FromString(data) == record
+    assert audit_game(data) == audit_game(record)
