@@ -25,10 +25,10 @@ from chaodipi.engine import (
     Unit,
     card_token,
     label_cards,
-    lead_of_one_kind,
     penalty_effect,
 )
 from chaodipi.engine.follow import check_follow, follows_in_kind
+from chaodipi.engine.lead import LEADS_OF_ONE_KIND
 from chaodipi.engine.trick import trick_winner
 from chaodipi.engine.units import impossible_play
 from chaodipi.v1 import audit_pb2
@@ -208,8 +208,9 @@ def lead_trick(
     answered: Lead | None
     kind = lead.one_kind
     if kind >= 0 and not lead.attempted and size <= table.context.decks:
-        # One kind only (a single, pair or triple): one unit, never a throw (the common lead).
-        answered = replay.last_lead = lead_of_one_kind(kind, size)
+        # One kind only (a single, pair or triple): one unit, never a throw (the common lead),
+        # made when the engine was (``lead_of_one_kind``: 1 to 3 cards, any kind read).
+        answered = replay.last_lead = LEADS_OF_ONE_KIND[size][kind]
         held = counts[kind] >= size
     else:
         answered = _check_lead(replay, table, t, trick)

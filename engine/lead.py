@@ -31,6 +31,7 @@ from chaodipi.engine.units import Unit, canonical_split, chains_from, impossible
 from chaodipi.engine.verdict import Verdict
 
 __all__ = [
+    "LEADS_OF_ONE_KIND",
     "Beat",
     "Lead",
     "ThrowVerdict",
@@ -338,10 +339,12 @@ def _joker_links_cut(unit: Unit) -> list[Unit]:
     return [set_unit(unit.width, k) for k in run] + jokers
 
 
-_LEADS_OF_ONE_KIND: Final = tuple(
+LEADS_OF_ONE_KIND: Final = tuple(
     tuple(Lead((set_unit(width, kind),)) for kind in range(KINDS)) for width in range(4)
 )
-"""``lead_of_one_kind``'s leads by width (1 to 3; 0 a placeholder) and kind."""
+"""``lead_of_one_kind``'s leads by width (1 to 3; 0 a placeholder) and kind: looked up
+where a caller knows both in range (one card, two or three decks) and leads a trick a
+call costs."""
 
 
 def lead_of_one_kind(kind: int, width: int) -> Lead:
@@ -354,7 +357,7 @@ def lead_of_one_kind(kind: int, width: int) -> Lead:
     Lead(pair: C9 C9)
     """
     if 0 < width < 4 and 0 <= kind < KINDS:
-        return _LEADS_OF_ONE_KIND[width][kind]
+        return LEADS_OF_ONE_KIND[width][kind]
     return Lead((set_unit(width, kind),))
 
 
