@@ -209,7 +209,7 @@ def lead_trick(
     kind = lead.one_kind
     if kind >= 0 and not lead.attempted and size <= table.context.decks:
         # One kind only (a single, pair or triple): one unit, never a throw (the common lead),
-        # made when the engine was (``lead_of_one_kind``: 1 to 3 cards, any kind read).
+        # taken from the engine's table (``size`` is 1 to the decks, 3 at most).
         answered = replay.last_lead = LEADS_OF_ONE_KIND[size][kind]
         held = counts[kind] >= size
     else:

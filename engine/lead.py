@@ -342,9 +342,9 @@ def _joker_links_cut(unit: Unit) -> list[Unit]:
 LEADS_OF_ONE_KIND: Final = tuple(
     tuple(Lead((set_unit(width, kind),)) for kind in range(KINDS)) for width in range(4)
 )
-"""``lead_of_one_kind``'s leads by width (1 to 3; 0 a placeholder) and kind: looked up
-where a caller knows both in range (one card, two or three decks) and leads a trick a
-call costs."""
+"""``lead_of_one_kind``'s leads by width (1 to 3; 0 a placeholder) and kind. The auditor
+takes a trick's common lead from here, where a call a trick would cost more: its width is at
+most the decks (two or three), its kind one the reader read."""
 
 
 def lead_of_one_kind(kind: int, width: int) -> Lead:

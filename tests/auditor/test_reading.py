@@ -185,8 +185,8 @@ def test_a_trick_whose_bytes_do_not_parse_is_named() -> None:
 
 def test_a_play_whose_length_is_written_in_two_bytes_is_read_as_the_parser_reads_it() -> None:
     record = generate_hand("classic", seed=10)
+    last = record.tricks[-1]
     rest = records_pb2.GameRecord.FromString(record.SerializeToString())
-    last = rest.tricks[-1]
     del rest.tricks[-1:]
     assert last.leader and last.HasField("claim")
     trick = (
