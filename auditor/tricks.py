@@ -499,44 +499,43 @@ def finish_trick(
     """
     plays = trick.plays
     claim = trick.claim
-    # A record its source says stops early may end in a short trick: the end, not a breach.
-    if len(plays) != 4 and not (
-        replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4
-    ):
-        replay.findings.record(
-            "WRONG_CARD_COUNT",
-            f"trick {t + 1} has {len(plays)} plays; every seat plays once",
-            PLAY,
-            trick=t,
-            expected="4",
-            recorded=str(len(plays)),
-        )
+    follows: list[Sequence[int]]
     # No comprehension here reads a local of this function: one that did would make the local
     # a cell, built at every call (a trick), not only when the comprehension runs.
+    if len(plays) == 4:
+        # The usual trick, by hand: cheaper than a loop or a comprehension.
+        lead, second, third, fourth = plays
+        points = lead.points + second.points + third.points + fourth.points
+        follows = [second.cards, third.cards, fourth.cards]
+        size = len(lead.cards)
+        whole = len(second.cards) == len(third.cards) == len(fourth.cards) == size
+    else:
+        # A record its source says stops early may end in a short trick: the end, not a breach.
+        if not (replay.read.incomplete and t == len(replay.read.tricks) - 1 and len(plays) < 4):
+            replay.findings.record(
+                "WRONG_CARD_COUNT",
+                f"trick {t + 1} has {len(plays)} plays; every seat plays once",
+                PLAY,
+                trick=t,
+                expected="4",
+                recorded=str(len(plays)),
+            )
+        points = 0
+        for p in plays:
+            points += p.points
+        follows = [play.cards for play in plays[1:]]
+        size = len(plays[0].cards)
+        whole = False
     if answered is None:
         # No follow can match a lead that has no legal shape; the claim (if any) decides.
         index = 0
         if claim is not None and claim.winner is not None:
             index = _claimed_play(plays, claim.winner)
+    elif whole:
+        index = trick_winner(table.context, answered.units, follows)
     else:
-        size = len(plays[0].cards)
-        follows: list[Sequence[int]]
-        if len(plays) == 4:
-            # The usual trick, by hand: cheaper than a loop or a comprehension.
-            first, second, third = plays[1].cards, plays[2].cards, plays[3].cards
-            follows = [first, second, third]
-            whole = len(first) == len(second) == len(third) == size
-        else:
-            follows = [play.cards for play in plays[1:]]
-            whole = False
-        if whole:
-            index = trick_winner(table.context, answered.units, follows)
-        else:
-            index = _winner_of_size(table, answered, follows, size)
+        index = _winner_of_size(table, answered, follows, size)
     winner = plays[index].seat
-    points = 0
-    for p in plays:
-        points += p.points
     # Only a trick led with a throw has a penalty (``_check_lead``): most hands have none.
     throws = replay.throw_results
     throw = throws.get(t) if throws else None
