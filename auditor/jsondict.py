@@ -5,7 +5,10 @@
 a few hundred fields, and that was most of the cost of ``chaodipi audit --json`` and of the
 batch's JSON reports. Here each message type's fields are planned once, as a JSON name and a
 conversion, and a message is read with ``ListFields`` (its set fields in field-number order, as
-``MessageToDict`` reads them), so the dicts are equal and keep the same key order.
+``MessageToDict`` reads them), so the dicts are equal and keep the same key order, but in a
+map: a planned type's map gives its entries in key order, as a deterministic encoding writes
+them, where ``MessageToDict`` gives them in the order the parser's map holds them, which changes
+from process to process (a report's ``details`` came out in either order).
 
 ``message_json`` writes the text ``json.dumps`` gives for that dict (``ensure_ascii=False``,
 one line) without making the dict: ``chaodipi audit --json`` spent about as long encoding a
@@ -501,7 +504,10 @@ def _messages(values: Any) -> list[Any]:
 
 def _map(value: _Convert) -> _Convert:
     def write(entries: Any) -> dict[str, Any]:
-        return {_map_key(key): value(entries[key]) for key in entries}
+        # In key order (``sorted`` of the keys as they are: numbers as numbers), as a
+        # deterministic encoding writes them: the parser's map holds its entries in an order
+        # that changes from process to process.
+        return {_map_key(key): value(entries[key]) for key in sorted(entries)}
 
     return write
 
@@ -528,7 +534,9 @@ def _list_text(one: _Write) -> _Write:
 
 def _map_text(value: _Write) -> _Write:
     def write(entries: Any) -> str:
-        members = [f"{encode_basestring(_map_key(k))}: {value(entries[k])}" for k in entries]
+        members = [
+            f"{encode_basestring(_map_key(k))}: {value(entries[k])}" for k in sorted(entries)
+        ]  # in key order, as ``_map``'s
         return "{" + ", ".join(members) + "}"
 
     return write

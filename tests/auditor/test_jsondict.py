@@ -1,14 +1,15 @@
 """``message_dict`` gives what ``json_format.MessageToDict`` gives: the same dict, keys in the
-same order, for the reports of every ruleset and for a message of every kind of field; and
-``message_json`` the text ``json.dumps`` makes of it, from a message's encoding (any values of
-the report and record types, a tree of every kind of field, unknown fields) or from its fields
-(a group among its unknown fields)."""
+same order (a map's entries in key order), for the reports of every ruleset and for a message of
+every kind of field; and ``message_json`` the text ``json.dumps`` makes of it, from a message's
+encoding (any values of the report and record types, a tree of every kind of field, unknown
+fields) or from its fields (a group among its unknown fields)."""
 
 from __future__ import annotations
 
 import json
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from google.protobuf import (
@@ -20,7 +21,7 @@ from google.protobuf import (
     timestamp_pb2,
     wrappers_pb2,
 )
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto as F
 from google.protobuf.message import DecodeError, Message
 from hypothesis import given, settings
@@ -41,12 +42,40 @@ from chaodipi.engine.presets import BUILTIN
 from chaodipi.v1 import audit_pb2, records_pb2
 
 
+def _in_key_order(kind: Descriptor, value: dict[str, Any]) -> dict[str, Any]:
+    """``MessageToDict``'s dict of a message of type ``kind`` with each map's entries in key
+    order (the keys as they are: numbers as numbers), as ``message_dict`` gives them; a
+    well-known type's own form as it is."""
+    if kind.full_name.startswith("google.protobuf."):
+        return value
+    fields = {fd.json_name: fd for fd in kind.fields}
+    ordered: dict[str, Any] = {}
+    for name, item in value.items():
+        fd = fields[name]
+        sub = fd.message_type
+        if sub is not None and sub.GetOptions().map_entry:
+            key_type = sub.fields_by_name["key"].cpp_type
+            # Strings, and "false" before "true", sort as their texts; numbers as numbers.
+            numbers = key_type not in (FieldDescriptor.CPPTYPE_STRING, FieldDescriptor.CPPTYPE_BOOL)
+            entries = sorted(item.items(), key=lambda kv: int(kv[0]) if numbers else kv[0])
+            held = sub.fields_by_name["value"].message_type
+            ordered[name] = {k: v if held is None else _in_key_order(held, v) for k, v in entries}
+        elif sub is not None and fd.is_repeated:
+            ordered[name] = [_in_key_order(sub, v) for v in item]
+        elif sub is not None:
+            ordered[name] = _in_key_order(sub, item)
+        else:
+            ordered[name] = item
+    return ordered
+
+
 def _same(message: Message) -> None:
     expected = json_format.MessageToDict(message)
     found = message_dict(message)
     assert found == expected
-    # The same key order: the same JSON text, which message_json writes without the dict.
-    text = json.dumps(expected, ensure_ascii=False)
+    # The same key order, maps' entries in key order: the same JSON text, which message_json
+    # writes without the dict.
+    text = json.dumps(_in_key_order(message.DESCRIPTOR, expected), ensure_ascii=False)
     assert json.dumps(found, ensure_ascii=False) == text
     assert message_json(message) == text
 
@@ -432,3 +461,22 @@ def test_a_repeated_field_in_two_runs_is_written_as_one_list() -> None:
     )  # fmt: skip
     _same(message)
     assert message_json(message) == '{"fInt32": 2, "rFInt64": ["1", "3", "127"]}'
+
+
+def test_a_maps_entries_are_written_in_key_order_whatever_order_the_map_holds_them_in() -> None:
+    # The parser's maps hold their entries in an order that changes from process to process
+    # (a report's details came out in either order): written in key order, the same report is
+    # the same text every time, as a deterministic encoding is the same bytes.
+    keys = [f"key_{n:02}" for n in range(30)]
+    random.Random(1).shuffle(keys)
+    evidence = audit_pb2.Evidence(details={key: key.upper() for key in keys})
+    record = records_pb2.GameRecord(metadata={key: "" for key in keys})
+    in_order = sorted(keys)
+    assert list(message_dict(evidence)["details"]) == in_order
+    assert list(json.loads(message_json(evidence))["details"]) == in_order
+    assert list(json.loads(message_json(record))["metadata"]) == in_order
+    numbered = Every()
+    for n in (10, 9, 100, -1, 2):
+        numbered.m_int64[n] = str(n)  # in the keys' order, not their texts'
+    assert list(message_dict(numbered)["mInt64"]) == ["-1", "2", "9", "10", "100"]
+    assert list(json.loads(message_json(numbered))["mInt64"]) == ["-1", "2", "9", "10", "100"]
