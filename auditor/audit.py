@@ -109,11 +109,11 @@ def audit_game(
 def audit_encoded_game(
     data: bytes, *, ruleset: Ruleset | None = None
 ) -> tuple[audit_pb2.AuditReport, bool]:
-    """``audit_game`` of a game's encoding, and whether its read vouches for the game's
-    tricks and draw order: each was read from its bytes as a canonical writer writes them,
-    so every token in them is canonical and no field in them unknown (``ReadHand.canonical``;
-    never for a record rejected). A reader of records that checked the rest of the game
-    (``RECORD_FILE_READ``) need check nothing more of it.
+    """``audit_game`` of a game's encoding, and whether its read vouches for the game's draw
+    order, bids, kitty exchanges and tricks: each was read from its bytes as a canonical writer
+    writes them, so every token in them is canonical and no field in them unknown
+    (``ReadHand.canonical``; never for a record rejected). A reader of records that checked
+    the rest of the game (``RECORD_FILE_READ``) need check nothing more of it.
 
     >>> from chaodipi.auditor.generate import generate_hand
     >>> report, vouched = audit_encoded_game(generate_hand("classic", seed=1).SerializeToString())

@@ -8,10 +8,10 @@ Repeated fields are bounded by the ruleset (``Limits``), above any real hand but
 that a hostile record (10,000 tricks, 5,000 cards in a play) is rejected at once instead of
 replayed for seconds: ``tricks: 10000 tricks, at most 33``.
 
-The draw order and the tricks, most of a record, are read from their encoding
-(``_RECORD_READ``): a deck card, a single card or a pair played is one look-up of its
-bytes. Anything but the form a canonical writer gives valid fields (an unknown token or
-field, a seat out of range, a declared split) is read again field by field, so a bad
+The draw order, the bids, the kitty exchanges and the tricks, most of a record, are read
+from their encoding (``_RECORD_READ``): a deck card, a single card or a pair played is one
+look-up of its bytes. Anything but the form a canonical writer gives valid fields (an unknown
+token or field, a seat out of range, a declared split) is read again field by field, so a bad
 record's violations are the same either way.
 """
 
@@ -222,8 +222,9 @@ class ReadHand:
     incomplete: str  # INCOMPLETE_KEY: why the source says the record stops early
     unsupported: str  # UNSUPPORTED_KEY: rules the record needs that no field models
     record_id: str
-    # Read from an encoding whose tricks and draw order (if any) a canonical writer wrote:
-    # each read from its bytes, so every token in them is canonical and no field unknown.
+    # Read from an encoding whose draw order (if any), bids, kitty exchanges and tricks a
+    # canonical writer wrote: each read from its bytes, so every token in them is canonical
+    # and no field unknown.
     canonical: bool
 
     def __init__(
@@ -448,19 +449,15 @@ def read_game(
         reader.violations.append(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
         )
-    all_bids: Sequence[records_pb2.BidEvent] = fields.bids
-    if reader.too_many(len(all_bids), limits.items, "bids", f"{prefix}bids"):
-        all_bids = all_bids[:0]
-    bids = [_read_bid(reader, bid, f"{prefix}bids[{i}]") for i, bid in enumerate(all_bids)]
-    all_exchanges: Sequence[records_pb2.KittyExchange] = fields.kitty_exchanges
-    if reader.too_many(
-        len(all_exchanges), limits.items, "kitty exchanges", f"{prefix}kitty_exchanges"
-    ):
-        all_exchanges = all_exchanges[:0]
-    exchanges = [
-        _read_exchange(reader, ex, f"{prefix}kitty_exchanges[{i}]")
-        for i, ex in enumerate(all_exchanges)
-    ]
+    bids, bids_from_wire = _read_events(
+        reader, wire.bids, "bids", f"{prefix}bids",
+        _bid_from_wire, records_pb2.BidEvent, _read_bid,
+    )  # fmt: skip
+    exchanges, exchanges_from_wire = _read_events(
+        reader, wire.kitty_exchanges, "kitty exchanges", f"{prefix}kitty_exchanges",
+        _exchange_from_wire, records_pb2.KittyExchange, _read_exchange,
+    )  # fmt: skip
+    canonical = canonical and bids_from_wire and exchanges_from_wire
     tricks: list[ReadTrick] = []
     all_tricks = wire.tricks
     if not reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
@@ -575,10 +572,6 @@ class _RecordFields(Protocol):
     @property
     def dealt_hands(self) -> records_pb2.DealtHands: ...
     @property
-    def bids(self) -> Sequence[records_pb2.BidEvent]: ...
-    @property
-    def kitty_exchanges(self) -> Sequence[records_pb2.KittyExchange]: ...
-    @property
     def claim(self) -> records_pb2.HandClaim: ...
     @property
     def metadata(self) -> Mapping[str, str]: ...
@@ -587,10 +580,15 @@ class _RecordFields(Protocol):
 
 class _RecordWire(Protocol):
     """The fields of a record read from their bytes (``_RECORD_WIRE``, ``_RECORD_READ``): the
-    draw order (repeated, so that one given twice is seen) and the tricks."""
+    draw order (repeated, so that one given twice is seen), the bids, the kitty exchanges and
+    the tricks."""
 
     @property
     def draw_order(self) -> Sequence[bytes]: ...
+    @property
+    def bids(self) -> Sequence[bytes]: ...
+    @property
+    def kitty_exchanges(self) -> Sequence[bytes]: ...
     @property
     def tricks(self) -> Sequence[bytes]: ...
 
@@ -628,13 +626,18 @@ def _view(
     return pool.FindMessageTypeByName(full_name)
 
 
-def _bytes_view(name: str, whole: bool) -> type[Message]:
-    """``GameRecord`` with its draw order and tricks declared ``bytes``, which the wire allows;
-    ``whole``: with every other field of the record, else without.
+_READ_FROM_WIRE: Final = ("draw_order", "bids", "kitty_exchanges", "tricks")
+"""The record's fields read from their bytes."""
 
-    Parsed in C, any other field is the record's own message; the deck and the tricks, most
-    of a record, are read from their bytes (``_deck_from_wire``, ``_trick_from_wire``) at a
-    fraction of building a message for each trick and play. The draw order is repeated and
+
+def _bytes_view(name: str, whole: bool) -> type[Message]:
+    """``GameRecord`` with its draw order, bids, kitty exchanges and tricks declared ``bytes``,
+    which the wire allows; ``whole``: with every other field of the record, else without.
+
+    Parsed in C, any other field is the record's own message; the deck, the bids, the
+    exchanges and the tricks, most of a record, are read from their bytes (``_deck_from_wire``,
+    ``_bid_from_wire``, ``_exchange_from_wire``, ``_trick_from_wire``) at a fraction of
+    building a message for each and reading its fields. The draw order is repeated and
     out of the ``deal`` oneof, so a record whose wire gives it twice, or beside dealt hands,
     is seen (``read_game`` then lets the record's own parse settle it).
     """
@@ -644,7 +647,7 @@ def _bytes_view(name: str, whole: bool) -> type[Message]:
         del message.oneof_decl[deal]
         kept = []
         for fd in message.field:
-            if fd.name in ("draw_order", "tricks"):
+            if fd.name in _READ_FROM_WIRE:
                 fd.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
                 fd.label = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
                 fd.ClearField("type_name")
@@ -670,7 +673,7 @@ def _bytes_view(name: str, whole: bool) -> type[Message]:
 _RECORD_READ: Final = _bytes_view("RecordRead", whole=True)
 """A record's encoding read once: a caller's bytes (``read_game``)."""
 _RECORD_WIRE: Final = _bytes_view("RecordWire", whole=False)
-"""A ``GameRecord``'s draw order and tricks, read again from its encoding (``read_game``)."""
+"""A ``GameRecord``'s fields read from their bytes, read again from its encoding (``read_game``)."""
 
 
 def _game_as_read(message: descriptor_pb2.DescriptorProto, full_name: str) -> None:
@@ -685,9 +688,9 @@ RECORD_FILE_READ: Final = _view(
     _game_as_read,
     (_RECORD_READ.DESCRIPTOR.file.name,),
 )
-"""``RecordFile`` with its game as ``_RECORD_READ`` reads it, its draw order and tricks
-``bytes``: what a reader of records still checks of a game ``audit_encoded_game`` reads,
-whose read vouches for the rest (``ReadHand.canonical``)."""
+"""``RecordFile`` with its game as ``_RECORD_READ`` reads it, its draw order, bids, kitty
+exchanges and tricks ``bytes``: what a reader of records still checks of a game
+``audit_encoded_game`` reads, whose read vouches for the rest (``ReadHand.canonical``)."""
 
 
 _LEADER_TAG: Final = field_tag(records_pb2.Trick, "leader", VARINT)
@@ -697,6 +700,18 @@ _SEAT_TAG: Final = field_tag(records_pb2.Play, "seat", VARINT)
 _CARD_TAG: Final = field_tag(records_pb2.Play, "cards", LEN)
 _ATTEMPT_TAG: Final = field_tag(records_pb2.Play, "attempted", LEN)
 _FIRST_DRAWER_TAG: Final = field_tag(records_pb2.DrawOrder, "first_drawer", VARINT)
+_BID_SEAT_TAG: Final = field_tag(records_pb2.BidEvent, "seat", VARINT)
+_BID_KIND_TAG: Final = field_tag(records_pb2.BidEvent, "kind", VARINT)
+_BID_CARD_TAG: Final = field_tag(records_pb2.BidEvent, "cards", LEN)
+_BID_TRUMP_TAG: Final = field_tag(records_pb2.BidEvent, "trump_chosen", VARINT)
+_BID_DRAWN_TAG: Final = field_tag(records_pb2.BidEvent, "drawn_count", VARINT)
+_BID_KINDS_BY_BYTE: Final = cast(Mapping[int, BidKind], BID_KINDS)
+_SUITS_BY_BYTE: Final = cast(Mapping[int, "int | None"], SUITS_BY_PROTO)
+"""The bid kinds and suits by their numbers, looked up by a byte read (an enum's number is an
+int on the wire)."""
+_EXCHANGE_SEAT_TAG: Final = field_tag(records_pb2.KittyExchange, "seat", VARINT)
+_PICKED_UP_TAG: Final = field_tag(records_pb2.KittyExchange, "picked_up", LEN)
+_BURIED_TAG: Final = field_tag(records_pb2.KittyExchange, "buried", LEN)
 
 
 _NO_CARD: Final = 0xFF
@@ -797,18 +812,107 @@ def _deck_from_wire(data: bytes, max_cards: int) -> tuple[list[int], int] | None
         return None
     cards = end // 4
     body = data[:end]
-    suits, ranks = body[2::4], body[3::4]
     if body[::4].count(_DECK_TAG) != cards or body[1::4].count(2) != cards:
         return None  # not every card is a tag, the length 2 and two letters
+    kinds = _kinds_of_columns(body[2::4], body[3::4])
+    return None if kinds is None else (list(kinds), first_drawer)
+
+
+def _kinds_of_columns(suits: bytes, ranks: bytes) -> bytes | None:
+    """The kinds of cards whose tokens' first letters are ``suits`` and second ``ranks``, a
+    byte a card; None when one is not a card's token."""
     # Every card's suit base plus rank step at once, in C: the two columns as numbers of a
     # byte a card, added. No byte carries into the next, each sum being under 256.
     bases, steps = suits.translate(_SUIT_BASES), ranks.translate(_RANK_STEPS)
-    kinds = (int.from_bytes(bases) + int.from_bytes(steps)).to_bytes(cards)
+    kinds = (int.from_bytes(bases) + int.from_bytes(steps)).to_bytes(len(suits))
     if kinds.translate(None, _CARD_KINDS):
         return None  # a letter that no token has, or a sum past the last card
     if not narrow_suits_hold(suits, ranks):
         return None  # a joker's letter beside another rank
-    return list(kinds), first_drawer
+    return kinds
+
+
+def _bid_from_wire(data: bytes, max_cards: int) -> ReadBid | None:
+    """A bid read from its bytes when a canonical writer wrote them and every field is valid,
+    or None: then the full reader reads it and names what is wrong.
+
+    Canonical: the seat (when not 0) and the kind, then each card (tag, length 2, token),
+    then the trump named and the cards drawn when given, each number in one byte (the cards
+    drawn in up to two); no field unknown to the reader.
+    """
+    size = len(data)
+    seat = i = 0
+    if size > 1 and data[0] == _BID_SEAT_TAG:
+        seat = data[1]
+        if seat > 3:  # a seat out of range, or more than one byte
+            return None
+        i = 2
+    if i + 1 >= size or data[i] != _BID_KIND_TAG:
+        return None  # no kind: the full reader says it is not set
+    kind = _BID_KINDS_BY_BYTE.get(data[i + 1])
+    if kind is None:
+        return None
+    i += 2
+    cards: list[int] = []
+    while i + 3 < size and data[i] == _BID_CARD_TAG and data[i + 1] == 2:
+        card = _KINDS_BY_CODE[data[i + 2] << 8 | data[i + 3]]
+        if card == _NO_CARD:
+            return None
+        cards.append(card)
+        i += 4
+    if len(cards) > max_cards:
+        return None
+    names_trump = False
+    trump = None
+    if i + 1 < size and data[i] == _BID_TRUMP_TAG:
+        if data[i + 1] not in _SUITS_BY_BYTE:  # no suit, or more than one byte
+            return None
+        names_trump, trump = True, _SUITS_BY_BYTE[data[i + 1]]
+        i += 2
+    drawn = None
+    if i + 1 < size and data[i] == _BID_DRAWN_TAG:
+        drawn = data[i + 1]
+        i += 2
+        if drawn > 127:  # in two bytes: three decks deal more than 127 cards
+            if i >= size or data[i] > 127:
+                return None
+            drawn = drawn & 0x7F | data[i] << 7
+            i += 1
+    if i != size:
+        return None
+    return ReadBid(seat, kind, cards, names_trump, trump, drawn)
+
+
+def _exchange_from_wire(data: bytes, max_cards: int) -> ReadExchange | None:
+    """A kitty exchange read from its bytes when a canonical writer wrote them and every field
+    is valid, or None: then the full reader reads it and names what is wrong.
+
+    Canonical: the seat (when not 0), then each card picked up and each card buried, in four
+    bytes a card (tag, length 2, token); no field unknown to the reader.
+    """
+    seat = 0
+    body = data
+    if len(data) > 1 and data[0] == _EXCHANGE_SEAT_TAG:
+        seat = data[1]
+        if seat > 3:  # a seat out of range, or more than one byte
+            return None
+        body = data[2:]
+    if len(body) % 4:
+        return None
+    tags = body[::4]
+    cards = len(tags)
+    # The cards picked up come first: the tags up to the first that is not theirs.
+    picked = cards - len(tags.lstrip(_PICKED_UP_TAG.to_bytes()))
+    if (
+        tags.count(_BURIED_TAG) != cards - picked
+        or body[1::4].count(2) != cards
+        or max(picked, cards - picked) > max_cards
+    ):
+        return None  # not every card is a tag, the length 2 and two letters, in order
+    kinds = _kinds_of_columns(body[2::4], body[3::4])
+    if kinds is None:
+        return None
+    return ReadExchange(seat, list(kinds[:picked]), list(kinds[picked:]))
 
 
 def _play_from_wire(data: bytes, lead: bool, max_cards: int) -> ReadPlay | None:
@@ -888,6 +992,42 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
     if i != size:
         return None
     return ReadTrick(leader, plays, None, claim)
+
+
+_E = TypeVar("_E")
+
+
+def _read_events(
+    reader: _Reader,
+    encodings: Sequence[bytes],
+    what: str,
+    path: str,
+    from_wire: Callable[[bytes, int], _E | None],
+    kind: type[_M],
+    read: Callable[[_Reader, _M, str], _E],
+) -> tuple[list[_E], bool]:
+    """A record's bids or kitty exchanges, each read from its bytes (``from_wire``) or, when
+    they are not as a canonical writer writes them, parsed as ``kind`` and read field by field
+    (``read``), every malformed field a violation; and whether each was read from its bytes."""
+    if reader.too_many(len(encodings), reader.limits.items, what, path):
+        return [], False
+    events: list[_E] = []
+    from_bytes = True
+    max_cards = reader.limits.held
+    # Walked as a list made in C (a slice): cheaper than the field's iterator.
+    for i, encoded in enumerate(encodings[:]):
+        event = from_wire(encoded, max_cards)
+        if event is None:
+            from_bytes = False
+            where = f"{path}[{i}]"
+            message = _parsed(kind, encoded)
+            if message is None:
+                name = kind.DESCRIPTOR.name
+                reader.violations.append(Violation(where, f"not a {name}: its bytes do not parse"))
+                continue
+            event = read(reader, message, where)
+        events.append(event)
+    return events, from_bytes
 
 
 def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:

@@ -8,7 +8,8 @@ temporary file, then times, in this process and on one core (CPU time, best of `
   (start-up excluded: the CLI is imported before the clock starts), split into its parts:
   reading the file as the command does (``importers.stream(…).entries(…)``: format detection,
   framing, unknown-field and token checks, each record parsed, or a game a clean frame holds
-  alone given as its bytes, its tricks and draw order left to the audit's read to vouch for,
+  alone given as its bytes, its draw order, bids, kitty exchanges and tricks left to the
+  audit's read to vouch for,
   and dropped), auditing every record as the command does, printing
   the reports as the command prints them (reports fresh from a parse, to ``/dev/null``), and by
   difference the rest (the command's own loop);

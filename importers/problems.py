@@ -11,7 +11,7 @@ from chaodipi.v1 import records_pb2
 _Made = TypeVar("_Made")
 _ReadGame = Callable[[bytes], tuple[_Made, bool]]
 """What a stream's reader makes of a game's encoding, and whether it vouches for the game's
-tricks and draw order (``RecordStream.entries``)."""
+draw order, bids, kitty exchanges and tricks (``RecordStream.entries``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +109,11 @@ class RecordStream:
     def entries(self, read: _ReadGame[_Made]) -> Iterator[records_pb2.RecordFile | _Made]:
         """The records, where a protobuf stream's frame holds a game alone, what ``read`` makes
         of the game's encoding in its place: ``read`` gives that and whether it vouches for the
-        game's tricks and draw order (``audit_encoded_game``: each read as a canonical writer
-        writes it, every token canonical, no field unknown). The rest of such a record is
-        checked with the records around it, at a fraction of a check of its whole; a game
-        ``read`` does not vouch for is checked as any record, and given only if clean."""
+        game's draw order, bids, kitty exchanges and tricks (``audit_encoded_game``: each read
+        as a canonical writer writes it, every token canonical, no field unknown). The rest of
+        such a record is checked with the records around it, at a fraction of a check of its
+        whole; a game ``read`` does not vouch for is checked as any record, and given only if
+        clean."""
         if self.encoded is None:
             return iter(self.records)
         return cast(Iterator[records_pb2.RecordFile | _Made], self.encoded(read))

@@ -127,8 +127,8 @@ def _never_single(frames: list[_Frame]) -> bool:
 
 _Read = tuple[int, bytes, records_pb2.RecordFile | bytes | None, bool]
 """A frame read: its start and bytes, its clean record (or the encoding of the game it holds
-alone, its tricks and draw order yet to be vouched for) or None, whether its tokens are known
-to be canonical."""
+alone, its draw order, bids, kitty exchanges and tricks yet to be vouched for) or None,
+whether its tokens are known to be canonical."""
 _CHUNK = 64
 """Frames checked together for unknown fields and tokens: the checks cost one C parse a chunk
 instead of one a record, and memory holds a chunk's checks, not the file's."""
@@ -142,11 +142,11 @@ def _read_frames(
     whose tokens are all canonical and fields all known (``clean_records``) is read without a
     check of each record; else each is checked alone.
 
-    ``games_as_bytes``: the chunk is checked but for its games' tricks and draw orders
-    (``RECORD_FILE_READ``: most of a record's bytes, which ``audit_encoded_game`` reads and
-    vouches for), and a frame of a clean chunk that holds a game alone gives the game's
-    encoding instead of its parse; one that holds neither a game nor a match alone (whose
-    game would be checked in part) is checked alone."""
+    ``games_as_bytes``: the chunk is checked but for its games' draw orders, bids, kitty
+    exchanges and tricks (``RECORD_FILE_READ``: most of a record's bytes, which
+    ``audit_encoded_game`` reads and vouches for), and a frame of a clean chunk that holds a
+    game alone gives the game's encoding instead of its parse; one that holds neither a game
+    nor a match alone (whose game would be checked in part) is checked alone."""
     kind = RECORD_FILE_READ if games_as_bytes else records_pb2.RecordFile.DESCRIPTOR
     for first in range(0, len(frames), _CHUNK):
         chunk = frames[first : first + _CHUNK]
@@ -190,8 +190,8 @@ def _stream(
     record, or whose record holds a bad token, is a problem at its record number and byte.
 
     ``read``: what to give for a game ``frames`` gives as its encoding, and whether it vouches
-    for the game's tricks and draw order (``RecordStream.entries``); a game it does not vouch
-    for is checked as a record alone, and given only if it is clean."""
+    for the game's draw order, bids, kitty exchanges and tricks (``RecordStream.entries``); a
+    game it does not vouch for is checked as a record alone, and given only if it is clean."""
     clean = True
     for i, (start, body, message, canonical) in enumerate(frames):
         made: _Made | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 
 from google.protobuf.message import DecodeError
 
@@ -11,8 +12,18 @@ from chaodipi.auditor import audit_game
 from chaodipi.auditor.analysis import analyse_game
 from chaodipi.auditor.faults import plant_any
 from chaodipi.auditor.generate import generate_hand
-from chaodipi.auditor.reading import _PLAYS_BY_CODE, _deck_from_wire, _play_from_wire, read_game
+from chaodipi.auditor.reading import (
+    _PLAYS_BY_CODE,
+    _bid_from_wire,
+    _deck_from_wire,
+    _exchange_from_wire,
+    _play_from_wire,
+    read_bid,
+    read_exchange,
+    read_game,
+)
 from chaodipi.auditor.wire import TOKEN_KINDS
+from chaodipi.engine.presets import BUILTIN, PRESETS
 from chaodipi.v1 import records_pb2
 
 
@@ -94,6 +105,84 @@ def test_a_deck_read_from_its_columns_is_what_its_tokens_say_or_left_to_the_full
         order = records_pb2.DrawOrder(deck=[joker, "SA", other], first_drawer=2)
         changed = order.SerializeToString()
         assert _deck_from_wire(changed, 200) == _deck_as_tokens_say(changed)
+
+
+_Event = records_pb2.BidEvent | records_pb2.KittyExchange
+
+
+def _event_as_parsed(ruleset: str, data: bytes, kind: type[_Event]) -> object:
+    """A bid's or an exchange's bytes as their parse reads them field by field; None when they
+    do not parse, hold a field unknown to the reader or a field it finds malformed."""
+    try:
+        message = kind.FromString(data)
+    except DecodeError:
+        return None
+    size = message.ByteSize()
+    message.DiscardUnknownFields()
+    if message.ByteSize() != size:
+        return None
+    rules = PRESETS[ruleset]
+    read = (
+        read_bid(rules, message)
+        if isinstance(message, records_pb2.BidEvent)
+        else read_exchange(rules, message)
+    )
+    return None if isinstance(read, list) else read
+
+
+def test_bids_and_exchanges_read_from_their_bytes_are_what_their_parse_reads() -> None:
+    for ruleset in BUILTIN:
+        record = generate_hand(ruleset, seed=4)
+        events: list[tuple[_Event, Callable[[bytes, int], object], int]] = [
+            (bid, _bid_from_wire, len(bid.cards)) for bid in record.bids
+        ]
+        events += [
+            (ex, _exchange_from_wire, max(len(ex.picked_up), len(ex.buried)))
+            for ex in record.kitty_exchanges
+        ]
+        for message, from_wire, cards in events:
+            data = message.SerializeToString()
+            kind = type(message)
+            read = from_wire(data, 33)
+            assert read is not None and read == _event_as_parsed(ruleset, data, kind)
+            assert from_wire(data, cards - 1) is None  # over the limit: the full reader says so
+            # Every byte changed to a tag of either message, a length, a seat, a letter, a
+            # lower-case letter or a long varint's first byte, and fields appended: the fast
+            # read gives what the bytes parse as, or leaves them to the full reader.
+            for i in range(len(data)):
+                for byte in b"\x08\x10\x12\x1a\x20\x28\x02\x03\x05SJBs\x00\x80":
+                    changed = data[:i] + bytes((byte,)) + data[i + 1 :]
+                    fast = from_wire(changed, 33)
+                    assert fast is None or fast == _event_as_parsed(ruleset, changed, kind)
+            for tail in (
+                b"\x08\x01",
+                b"\x10\x02",
+                b"\x20\x05",
+                b"\x28\x80\x01",
+                b"\x28\x81",
+                b"\x28\x81\x81\x01",
+                b"\x78\x01",
+            ):
+                fast = from_wire(data + tail, 33)
+                assert fast is None or fast == _event_as_parsed(ruleset, data + tail, kind)
+
+
+def test_a_bid_or_exchange_whose_bytes_do_not_parse_is_named() -> None:
+    record = generate_hand("classic", seed=10)
+    without = records_pb2.GameRecord.FromString(record.SerializeToString())
+    del without.bids[:]
+    del without.kitty_exchanges[:]
+    # Each cut short, or a card's token not UTF-8: a record's field, where its parse fails.
+    for field, name, tag, card in (
+        ("bids", "BidEvent", b"\x42", b"\x1a"),
+        ("kitty_exchanges", "KittyExchange", b"\x4a", b"\x12"),
+    ):
+        for event in (b"\x08", card + b"\x05S2", card + b"\x02\xffS"):
+            data = without.SerializeToString() + tag + bytes((len(event),)) + event
+            report = audit_game(data)
+            assert [(r.field, r.description) for r in report.rejections] == [
+                (f"{field}[0]", f"not a {name}: its bytes do not parse")
+            ], event
 
 
 def _audit_of_parse(data: bytes) -> records_pb2.GameRecord | None:
