@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Final, Literal
 
 from chaodipi.engine.cards import RANK_LETTERS, parse_level
@@ -107,6 +108,10 @@ class LevelResult:
         return self.describe()
 
 
+_ACE: Final = RANK_LETTERS.index("A")
+_NO_RANKS: Final[frozenset[int]] = frozenset()
+
+
 def _level_name(level: int) -> str:
     return "past A" if level >= PAST_ACE else RANK_LETTERS[level]
 
@@ -116,7 +121,6 @@ def _rise(
 ) -> tuple[int, int, int | None, bool]:
     """A team's rise: (new level, levels moved, must-play stop, passed A)."""
     rule = ruleset.level
-    ace = RANK_LETTERS.index("A")
     if rule.rungs:
         # A speed ladder: any rise is one rung up, and past the last rung wins the match.
         if levels <= 0:
@@ -126,26 +130,34 @@ def _rise(
             return PAST_ACE, PAST_ACE - level, None, True
         return rung, rung - level, None, False
     target = level + levels
-    if levels > 0:
-        for rank in sorted(RANK_LETTERS.index(r) for r in rule.must_play):
+    if levels > 0 and rule.must_play:
+        for rank in _rank_indexes(rule.must_play):
             if rank in cleared:
                 continue
             # Passing a must-play rank needs a hand won as dealer on it; landing on it is fine.
             held = rank == level and not deals_now and rule.must_play_hold
             if level < rank < target or held:
                 return rank, rank - level, rank, False
-    if target <= ace:
+    if target <= _ACE:
         return target, levels, None, False
     if rule.passing_ace is PassingAce.WRAP:
         return target % len(RANK_LETTERS), levels, None, False
-    if rule.passing_ace is PassingAce.STOP_AT_ACE and level < ace:
-        return ace, ace - level, None, False
+    if rule.passing_ace is PassingAce.STOP_AT_ACE and level < _ACE:
+        return _ACE, _ACE - level, None, False
     return PAST_ACE, levels, None, True
 
 
+@cache
+def _rank_indexes(ranks: tuple[str, ...]) -> tuple[int, ...]:
+    """Rank letters as indexes, in order: a ruleset's must-play ranks, read once."""
+    return tuple(sorted(RANK_LETTERS.index(r) for r in ranks))
+
+
 def _level(team: str, level: int | str) -> int:
-    if isinstance(level, int) and not 0 <= level <= RANK_LETTERS.index("A"):
-        raise ValueError(f"bad {team} level {level}: expected a rank index 0-12")
+    if isinstance(level, int):
+        if not 0 <= level <= _ACE:
+            raise ValueError(f"bad {team} level {level}: expected a rank index 0-12")
+        return level
     return parse_level(level)
 
 
@@ -207,6 +219,8 @@ def level_result(
 
 
 def _ranks(team: str, ranks: Iterable[int | str]) -> frozenset[int]:
+    if not ranks:  # most teams have cleared none (a hand audited alone, early in a match)
+        return _NO_RANKS
     return frozenset(_level(f"{team} cleared", rank) for rank in ranks)
 
 
@@ -234,10 +248,10 @@ def clears_must_play(ruleset: Ruleset, dealt_level: int | str, result: LevelResu
 def _band(ruleset: Ruleset, defenders_points: int) -> tuple[LevelBand, int]:
     """The level band of the defenders' points (below 0 read as 0) and its n."""
     points = max(defenders_points, 0)
-    band = next((b for b in ruleset.level.bands if b.covers(points)), None)
-    if band is None:
-        raise ValueError(f"{ruleset.id}: no level band covers {points} points")
-    return band, band.levels_for(points)
+    for band in ruleset.level.bands:
+        if band.covers(points):
+            return band, band.levels_for(points)
+    raise ValueError(f"{ruleset.id}: no level band covers {points} points")
 
 
 def match_points(ruleset: Ruleset, defenders_points: int) -> tuple[Team, int]:
