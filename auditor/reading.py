@@ -832,6 +832,19 @@ def _kinds_of_columns(suits: bytes, ranks: bytes) -> bytes | None:
     return kinds
 
 
+def _cards_from_wire(data: bytes, i: int, tag: int, kinds: list[int]) -> int:
+    """The cards written from ``i`` on under ``tag`` (each its tag, the length 2 and its token)
+    read into ``kinds``; where they end, or -1 at a token that is no card's."""
+    size = len(data)
+    while i + 3 < size and data[i] == tag and data[i + 1] == 2:
+        kind = _KINDS_BY_CODE[data[i + 2] << 8 | data[i + 3]]
+        if kind == _NO_CARD:
+            return -1
+        kinds.append(kind)
+        i += 4
+    return i
+
+
 def _bid_from_wire(data: bytes, max_cards: int) -> ReadBid | None:
     """A bid read from its bytes when a canonical writer wrote them and every field is valid,
     or None: then the full reader reads it and names what is wrong.
@@ -852,15 +865,9 @@ def _bid_from_wire(data: bytes, max_cards: int) -> ReadBid | None:
     kind = _BID_KINDS_BY_BYTE.get(data[i + 1])
     if kind is None:
         return None
-    i += 2
     cards: list[int] = []
-    while i + 3 < size and data[i] == _BID_CARD_TAG and data[i + 1] == 2:
-        card = _KINDS_BY_CODE[data[i + 2] << 8 | data[i + 3]]
-        if card == _NO_CARD:
-            return None
-        cards.append(card)
-        i += 4
-    if len(cards) > max_cards:
+    i = _cards_from_wire(data, i + 2, _BID_CARD_TAG, cards)
+    if i < 0 or len(cards) > max_cards:
         return None
     names_trump = False
     trump = None
@@ -928,13 +935,9 @@ def _play_from_wire(data: bytes, lead: bool, max_cards: int) -> ReadPlay | None:
         i = 2
     cards: list[int] = []
     attempted: list[int] = []
-    for tag, kinds in ((_CARD_TAG, cards), (_ATTEMPT_TAG, attempted)):
-        while i + 3 < size and data[i] == tag and data[i + 1] == 2:
-            kind = _KINDS_BY_CODE[data[i + 2] << 8 | data[i + 3]]
-            if kind == _NO_CARD:
-                return None
-            kinds.append(kind)
-            i += 4
+    i = _cards_from_wire(data, i, _CARD_TAG, cards)
+    if 0 <= i < size:  # more: a failed throw's attempt, on a lead
+        i = _cards_from_wire(data, i, _ATTEMPT_TAG, attempted)
     if i != size or len(cards) > max_cards or len(attempted) > max_cards:
         return None
     if attempted and not lead:
