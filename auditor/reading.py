@@ -449,32 +449,20 @@ def read_game(
         reader.violations.append(
             Violation(f"{prefix}deal", "missing: give draw_order or dealt_hands")
         )
-    bids, bids_from_wire = _read_events(
-        reader, wire.bids, "bids", f"{prefix}bids",
+    bids, bids_from_wire = _read_each(
+        reader, wire.bids, limits.items, "bids", f"{prefix}bids",
         _bid_from_wire, records_pb2.BidEvent, _read_bid,
     )  # fmt: skip
-    exchanges, exchanges_from_wire = _read_events(
-        reader, wire.kitty_exchanges, "kitty exchanges", f"{prefix}kitty_exchanges",
-        _exchange_from_wire, records_pb2.KittyExchange, _read_exchange,
+    exchanges, exchanges_from_wire = _read_each(
+        reader, wire.kitty_exchanges, limits.items, "kitty exchanges",
+        f"{prefix}kitty_exchanges", _exchange_from_wire, records_pb2.KittyExchange,
+        _read_exchange,
     )  # fmt: skip
-    canonical = canonical and bids_from_wire and exchanges_from_wire
-    tricks: list[ReadTrick] = []
-    all_tricks = wire.tricks
-    if not reader.too_many(len(all_tricks), limits.held, "tricks", f"{prefix}tricks"):
-        # Walked as a list made in C (a slice): cheaper than the field's iterator.
-        for t, encoded in enumerate(all_tricks[:]):
-            trick = _trick_from_wire(encoded, limits.held)
-            if trick is None:
-                canonical = False
-                where = f"{prefix}tricks[{t}]"
-                message = _parsed(records_pb2.Trick, encoded)
-                if message is None:
-                    reader.violations.append(
-                        Violation(where, "not a Trick: its bytes do not parse")
-                    )
-                    continue
-                trick = _read_trick(reader, message, where)
-            tricks.append(trick)
+    tricks, tricks_from_wire = _read_each(
+        reader, wire.tricks, limits.held, "tricks", f"{prefix}tricks",
+        _trick_from_wire, records_pb2.Trick, _read_trick,
+    )  # fmt: skip
+    canonical = canonical and bids_from_wire and exchanges_from_wire and tricks_from_wire
     if reader.violations:
         return reader.violations
     metadata = fields.metadata
@@ -712,6 +700,8 @@ int on the wire)."""
 _EXCHANGE_SEAT_TAG: Final = field_tag(records_pb2.KittyExchange, "seat", VARINT)
 _PICKED_UP_TAG: Final = field_tag(records_pb2.KittyExchange, "picked_up", LEN)
 _BURIED_TAG: Final = field_tag(records_pb2.KittyExchange, "buried", LEN)
+_PICKED_UP_TAGS: Final = bytes((_PICKED_UP_TAG,))
+"""The tag a card picked up has, as bytes: what an exchange's column of tags starts with."""
 
 
 _NO_CARD: Final = 0xFF
@@ -909,7 +899,7 @@ def _exchange_from_wire(data: bytes, max_cards: int) -> ReadExchange | None:
     tags = body[::4]
     cards = len(tags)
     # The cards picked up come first: the tags up to the first that is not theirs.
-    picked = cards - len(tags.lstrip(_PICKED_UP_TAG.to_bytes()))
+    picked = cards - len(tags.lstrip(_PICKED_UP_TAGS))
     if (
         tags.count(_BURIED_TAG) != cards - picked
         or body[1::4].count(2) != cards
@@ -1000,27 +990,29 @@ def _trick_from_wire(data: bytes, max_cards: int) -> ReadTrick | None:
 _E = TypeVar("_E")
 
 
-def _read_events(
+def _read_each(
     reader: _Reader,
     encodings: Sequence[bytes],
+    limit: int,
     what: str,
     path: str,
     from_wire: Callable[[bytes, int], _E | None],
     kind: type[_M],
     read: Callable[[_Reader, _M, str], _E],
 ) -> tuple[list[_E], bool]:
-    """A record's bids or kitty exchanges, each read from its bytes (``from_wire``) or, when
-    they are not as a canonical writer writes them, parsed as ``kind`` and read field by field
-    (``read``), every malformed field a violation; and whether each was read from its bytes."""
-    if reader.too_many(len(encodings), reader.limits.items, what, path):
+    """A record's bids, kitty exchanges or tricks (at most ``limit``), each read from its bytes
+    (``from_wire``) or, when they are not as a canonical writer writes them, parsed as ``kind``
+    and read field by field (``read``), every malformed field a violation; and whether each was
+    read from its bytes."""
+    if reader.too_many(len(encodings), limit, what, path):
         return [], False
-    events: list[_E] = []
+    items: list[_E] = []
     from_bytes = True
     max_cards = reader.limits.held
     # Walked as a list made in C (a slice): cheaper than the field's iterator.
     for i, encoded in enumerate(encodings[:]):
-        event = from_wire(encoded, max_cards)
-        if event is None:
+        item = from_wire(encoded, max_cards)
+        if item is None:
             from_bytes = False
             where = f"{path}[{i}]"
             message = _parsed(kind, encoded)
@@ -1028,9 +1020,9 @@ def _read_events(
                 name = kind.DESCRIPTOR.name
                 reader.violations.append(Violation(where, f"not a {name}: its bytes do not parse"))
                 continue
-            event = read(reader, message, where)
-        events.append(event)
-    return events, from_bytes
+            item = read(reader, message, where)
+        items.append(item)
+    return items, from_bytes
 
 
 def _read_bid(reader: _Reader, bid: records_pb2.BidEvent, path: str) -> ReadBid:
